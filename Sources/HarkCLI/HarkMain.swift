@@ -1,0 +1,8 @@
+import HarkCore
+
+@main
+struct HarkMain {
+    static func main() {
+        print("hark")
+    }
+}
