@@ -133,6 +133,7 @@ struct WorkspaceDecoder {
             seen[name] = i
             var examples: [IntentExample] = []
             var seenText: Set<String> = []
+            var duplicates: [Int] = []
             for (j, e) in array(o["examples"], "\(path).examples").enumerated() {
                 let ep = "\(path).examples[\(j)]"
                 guard let eo = object(e, ep), let text = string(eo["text"], "\(ep).text", required: true) else { continue }
@@ -141,7 +142,7 @@ struct WorkspaceDecoder {
                     continue
                 }
                 if !seenText.insert(text.lowercased()).inserted {
-                    warnings.append("\(ep): duplicate example \"\(text)\" in intent \(name) (kept once)")
+                    duplicates.append(j)
                     continue
                 }
                 var mentions: [Mention] = []
@@ -158,6 +159,9 @@ struct WorkspaceDecoder {
                     mentions.append(Mention(entity: entity, start: Int(loc[0]), end: Int(loc[1])))
                 }
                 examples.append(IntentExample(text: text, mentions: mentions))
+            }
+            if !duplicates.isEmpty {
+                warnings.append("\(path) (\(name)): \(duplicates.count) duplicate example(s) kept once: \(duplicates.map { "examples[\($0)]" }.joined(separator: ", "))")
             }
             if examples.isEmpty { warnings.append("\(path): intent \(name) has no examples and can never be recognised") }
             intents.append(Intent(name: name, description: string(o["description"], "\(path).description"), examples: examples))
