@@ -205,7 +205,18 @@ struct ExpressionEvaluator {
     func member(_ base: JSONValue, _ name: String, safe: Bool) throws(ExpressionError) -> JSONValue {
         switch base {
         case .object(let o):
-            return o[name] ?? .null
+            if let v = o[name] { return v }
+            // `entities.airport[0].literal` (IBM documents it): the input text the entity's location spans.
+            if name == "literal", o["entity"] != nil, case .array(let loc)? = o["location"], loc.count == 2,
+                let a = loc[0].doubleValue, let b = loc[1].doubleValue
+            {
+                let scalars = Array(scope.inputText.unicodeScalars)
+                let lo = max(0, min(Int(a), scalars.count)), hi = max(lo, min(Int(b), scalars.count))
+                var out = String.UnicodeScalarView()
+                out.append(contentsOf: scalars[lo..<hi])
+                return .string(String(out))
+            }
+            return .null
         case .null:
             // Watson's shorthand inserts `?.` for you; reading through a missing value gives null rather
             // than an exception for both `.` and `?.`, so `$user.name` with no `$user` is just null.
