@@ -72,7 +72,7 @@ enum ExpressionFixture {
         ("input.text.startsWith('Turn')", true), ("input.text.endsWith('Boston')", true),
         ("input.text.find('5624') || input.text.find('play')", true),
         // literals and operators
-        ("true", true), ("false", false), ("TRUE", true), ("null", false), ("1 < 2 ? true : false", true),
+        ("true", true), ("false", false), ("", false), ("   ", false), ("TRUE", true), ("null", false), ("1 < 2 ? true : false", true),
         ("'a' < 'b'", true), ("!(1 == 1)", false), ("1 == 1.0", true), ("'x' matches 'x+'", true), ("{1,2}.contains(2)", true),
         ("$date.after('2026-12-01')", true), ("@sys-date.before($date)", true), ("@sys-time.before('07:00:00') || @sys-time.after('19:00:00')", false),
         ("@sys-time.after('12:00:00')", true), ("now().before('12:00:00')", false), ("now().after(today())", true),
@@ -181,7 +181,7 @@ enum ExpressionFixture {
 
     @Test(arguments: [
         ("@appliance &&", 13, "end of expression"), ("(1 + 2", 6, "')'"), ("1 + * 2", 4, "a value"),
-        ("$a == 'open", 6, "unterminated"), ("#", 0, "intent name"), ("1 2", 2, "an operator"), ("", 0, "empty"),
+        ("$a == 'open", 6, "unterminated"), ("#", 0, "intent name"), ("1 2", 2, "an operator"),
         ("$x.", 3, "property or method"), ("a & b", 2, "&&"), ("@city:(New York", 6, "')'"), ("f(1,", 4, "a value"),
         ("1 ~ 2", 2, "'~'"), ("$", 0, "variable name"), ("{1, 2", 5, "'}'"),
     ] as [(String, Int, String)])
