@@ -108,6 +108,13 @@ struct ExpressionEvaluator {
             let b = try evaluate(base)
             let i = try evaluate(indexNode)
             return try index(b, i)
+        case .method(.root(let root), .size, let argNodes, _) where argNodes.isEmpty && root != .context:
+            // `entities.size()` runs on most turns; count without building the JSON array.
+            switch root {
+            case .entities: return .number(Double(scope.entities.count))
+            case .intents: return .number(Double(scope.intents.count))
+            default: return try call(.size, on: rootValue(root), args: [])
+            }
         case .method(let base, let method, let argNodes, let safe):
             let receiver = try evaluate(base)
             if safe, receiver.isNull { return .null }
