@@ -88,7 +88,7 @@ enum ExpressionFixture {
     @Test(arguments: [
         ("@sys-number", 5), ("@sys-number.value", 5), ("@sys-number.numeric_value", 5), ("@appliance", "lights"),
         ("@sys-number.literal", "five"), ("@city", "Toronto"), ("@city.values", ["Toronto", "Boston"]),
-        ("@city.location", [38, 45]), ("@city.confidence", 0.8), ("@missing", nil), ("@missing.literal", nil),
+        ("@city.location", [38, 45]), ("@city.confidence", 0.8), ("@missing", .null), ("@missing.literal", .null),
         ("@sys-date.values.size()", 1), ("entities['city'][1].value", "Boston"), ("entities.city[0].literal", "Toronto"),
         ("entities[0].value", "lights"), ("entities[0].location", [12, 18]), ("intents[0].intent", "turn_on"),
         ("intents[1].confidence", 0.3), ("input.text.length()", 55), ("intent", "turn_on"),
@@ -105,7 +105,7 @@ enum ExpressionFixture {
         ("'Hello 123456'.extract('[\\d]+', 0)", "123456"), ("'ab12cd'.extract('([a-z]+)(\\d+)', 2)", "12"),
         ("'x'.extract('\\d', 0)", ""), ("'bananas;apples;pears'.split(';')", ["bananas", "apples", "pears"]),
         ("'a-b'.replace('-', '+')", "a+b"), ("'a1b22'.replaceAll('[0-9]+', '#')", "a#b#"), ("'abc'.charAt(1)", "b"),
-        ("'42'.toInt() + 1", 43), ("'x'.toDouble()", nil), ("$count.toString()", "2"),
+        ("'42'.toInt() + 1", 43), ("'x'.toDouble()", .null), ("$count.toString()", "2"),
         // arrays and objects
         ("$list.append('c')", ["a", "b", "c"]), ("$list.append('c', 'd').size()", 4), ("$missing.append('x')", ["x"]),
         ("$list.join(', ')", "a, b"), ("$list.get(1)", "b"), ("$list[0]", "a"), ("$list.size()", 2), ("$list.isEmpty()", false),

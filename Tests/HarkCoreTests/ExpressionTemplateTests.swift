@@ -35,9 +35,9 @@ import Testing
     }
 
     @Test(arguments: [
-        ("$count", 2), ("$list", ["a", "b"]), ("$user", ["first": "John", "tags": ["x"]]), ("$missing", nil),
+        ("$count", 2), ("$list", ["a", "b"]), ("$user", ["first": "John", "tags": ["x"]]), ("$missing", .null),
         ("@sys-number", 5), ("@city.values", ["Toronto", "Boston"]), (" <? $count + 1 ?> ", 3),
-        ("<? $list.append('c') ?>", ["a", "b", "c"]), ("<? $missing ?>", nil), ("<? @sys-date.values.size() ?>", 1),
+        ("<? $list.append('c') ?>", ["a", "b", "c"]), ("<? $missing ?>", .null), ("<? @sys-date.values.size() ?>", 1),
         ("count is $count", "count is 2"), ("<? $count ?><? $count ?>", "22"), ("plain", "plain"),
         ("$user.first", "John"), ("$name.first", "Ana.first"), ("@city.literal", "Toronto"),
     ] as [(String, JSONValue)])

@@ -283,6 +283,16 @@ struct WorkspaceDecoder {
                         name: name, type: type, parameters: object(ao["parameters"], "\(ap).parameters") ?? JSONObject(),
                         resultVariable: string(ao["result_variable"], "\(ap).result_variable")))
             }
+            if let c = node.conditions?.trimmingCharacters(in: .whitespacesAndNewlines), !c.isEmpty, !Self.specialConditions.contains(c) {
+                do {
+                    let e = try CompiledExpression.parse(c)
+                    if !e.unsupportedFeatures.isEmpty {
+                        warnings.append("\(here).conditions: uses \(e.unsupportedFeatures.joined(separator: ", ")), which Hark cannot run; the condition will be false")
+                    }
+                } catch {
+                    problem("\(here).conditions", "unparsable condition: \(error.description)")
+                }
+            }
             if node.type == .slot, node.variable == nil { problem("\(here).variable", "slot node needs a variable such as \"$time\"") }
             if node.type == .eventHandler, node.eventName == nil {
                 problem("\(here).event_name", "event_handler node needs an event_name")
@@ -369,6 +379,9 @@ struct WorkspaceDecoder {
             warnings.append("intents: \(count) example mention(s) name entity \"\(name)\", which is not defined; they are ignored")
         }
     }
+
+    /// Conditions the dialog runtime answers itself, not the expression language.
+    static let specialConditions: Set<String> = ["anything_else", "conversation_start", "welcome", "irrelevant"]
 
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0) }
