@@ -45,6 +45,9 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
         ("three million five hundred thousand", [N("3500000", 0, 35)]),
         ("one point five", [N("1.5", 0, 14)]),
         ("a dozen eggs", [N("12", 0, 7)]),
+        ("1.5 million", [N("1500000", 0, 11)]),
+        ("2 hundred", [N("200", 0, 9)]),
+        ("one point five billion", [N("1500000000", 0, 22)]),
         ("two dozen", [N("24", 0, 9)]),
         ("the third one", [N("3", 4, 9), N("1", 10, 13)]),
         ("the twenty-first", [N("21", 4, 16)]),
@@ -80,6 +83,8 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
         ("five dollars and fifty cents", [C("5.5", 0, 28)]),
         ("€10", [C("10", 0, 3)]),
         ("ten euros", [C("10", 0, 9)]),
+        ("5 thousand dollars", [C("5000", 0, 18)]),
+        ("one hundred percent", [P("100", 0, 19)]),
     ])
     fileprivate func percentagesAndCurrencies(text: String, expected: [Expected]) {
         #expect(found(text) == expected.map(\.description), "\(text)")

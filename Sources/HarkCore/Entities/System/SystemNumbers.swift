@@ -91,13 +91,13 @@ extension SysScanner {
         guard i < n else { return nil }
         let t = toks[i]
         switch t.kind {
-        case .digits: return digitNumber(at: i)
+        case .digits: return digitNumber(at: i).map(scaled)
         case .word:
             if t.text == "minus" || t.text == "negative", i + 1 < n, var v = number(at: i + 1), !v.ordinal {
                 v.negative.toggle()
                 return v
             }
-            return spelledNumber(at: i)
+            return spelledNumber(at: i).map(scaled)
         case .symbol:
             // "-4", but not the dash of "1-2".
             if t.text == "-", i + 1 < n, toks[i + 1].kind == .digits, !toks[i + 1].spaceBefore,
@@ -110,6 +110,27 @@ extension SysScanner {
             return nil
         case .other: return nil
         }
+    }
+
+    /// "1.5 million", "2 hundred", "one point five billion": a digit or decimal number times a scale word.
+    /// (Spelled integers take their scale words themselves.)
+    func scaled(_ v: SysNumber) -> SysNumber {
+        guard !v.ordinal, !(v.spelled && v.fracDigits.isEmpty), v.intDigits.utf8.count <= 15, v.end < n,
+              toks[v.end].kind == .word, let w = sysNumberWords[toks[v.end].text], !w.ordinal
+        else { return v }
+        let scale: Int
+        switch w.word {
+        case .hundred: scale = 100
+        case .scale(let s): scale = s
+        default: return v
+        }
+        guard var d = Decimal(string: v.text) else { return v }
+        d *= Decimal(scale)
+        let parts = "\(d)".split(separator: ".", maxSplits: 1)
+        guard let whole = parts.first else { return v }
+        let negative = whole.hasPrefix("-")
+        return SysNumber(intDigits: String(negative ? whole.dropFirst() : whole), fracDigits: parts.count > 1 ? String(parts[1]) : "",
+                         negative: negative, spelled: v.spelled, end: v.end + 1)
     }
 
     func digitNumber(at i: Int) -> SysNumber? {
