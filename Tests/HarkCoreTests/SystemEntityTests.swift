@@ -235,6 +235,11 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
         _ = all.extract(from: String(repeating: "nine hundred ninety nine trillion ", count: 50), now: monday,
                         timeZone: utc)
         _ = all.extract(from: "in 99999999999999999999 days", now: .distantFuture, timeZone: utc)
+        _ = all.extract(from: "10000 years ago", now: .distantPast, timeZone: utc)
+        // Long runs must stay linear and shallow (no recursion per word).
+        for unit in ["minus ", "- ", "-", "1,", "a hundred and ", "at ", "in ", "on the ", "half past ", "1/"] {
+            _ = all.extract(from: String(repeating: unit, count: 20_000), now: monday, timeZone: utc)
+        }
         _ = all.extract(from: "in 5 minutes", now: Date(timeIntervalSince1970: 1e300), timeZone: utc)
     }
 }

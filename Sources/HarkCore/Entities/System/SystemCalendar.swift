@@ -50,7 +50,8 @@ struct SysDay: Comparable {
     func adding(months: Int) -> SysDay {
         let c = civil
         let total = c.year * 12 + (c.month - 1) + months
-        let y = total / 12, m = total % 12 + 1
+        let y = total >= 0 ? total / 12 : (total - 11) / 12
+        let m = total - y * 12 + 1
         return SysDay(year: y, month: m, day: min(c.day, SysDay.daysIn(month: m, year: y)))
     }
 

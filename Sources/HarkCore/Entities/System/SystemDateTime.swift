@@ -10,7 +10,12 @@ extension SysScanner {
         return (SysDay(days: d), secs - d * 86_400)
     }
 
-    var today: SysDay { local(now).day }
+    var today: SysDay {
+        if let t = cache.today { return t }
+        let t = local(now).day
+        cache.today = t
+        return t
+    }
 
     func dateCand(_ first: Int, _ end: Int, _ d: SysDay) -> SysCandidate {
         SysCandidate(kind: .date, first: first, end: end, value: d.string)

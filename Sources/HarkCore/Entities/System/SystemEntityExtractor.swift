@@ -47,6 +47,8 @@ struct SysScanner {
     let now: Date
     let timeZone: TimeZone
     let options: SystemEntityExtractor
+    /// Today's date in `timeZone`, worked out on first use: time-zone offsets are not free.
+    let cache = SysCache()
 
     init(toks: [SysToken], text: String, now: Date, timeZone: TimeZone, options: SystemEntityExtractor) {
         self.toks = toks
@@ -221,3 +223,8 @@ let sysTriggerWords: Set<String> = [
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "dozen",
 ]
+
+/// Per-call memo of values derived from `now`; lives and dies with one `extract` call.
+final class SysCache {
+    var today: SysDay?
+}

@@ -26,12 +26,14 @@ func sysTokenize(_ text: String) -> [SysToken] {
     var idx = scalars.startIndex
     var offset = 0
     var space = true
+    var bytes: [UInt8] = []  // one buffer reused for every token
+    bytes.reserveCapacity(32)
     while idx != scalars.endIndex {
         let s = scalars[idx]
         let v = s.value
         if v >= 48 && v <= 57 {
             let lo = idx, start = offset
-            var bytes: [UInt8] = []
+            bytes.removeAll(keepingCapacity: true)
             while idx != scalars.endIndex, scalars[idx].value >= 48, scalars[idx].value <= 57 {
                 bytes.append(UInt8(scalars[idx].value))
                 idx = scalars.index(after: idx)
@@ -42,7 +44,7 @@ func sysTokenize(_ text: String) -> [SysToken] {
             space = false
         } else if isWordScalar(s) {
             let lo = idx, start = offset
-            var bytes: [UInt8] = []
+            bytes.removeAll(keepingCapacity: true)
             var ascii = true
             while idx != scalars.endIndex, isWordScalar(scalars[idx]) {
                 let c = scalars[idx].value

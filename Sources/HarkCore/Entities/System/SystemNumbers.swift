@@ -93,7 +93,9 @@ extension SysScanner {
         switch t.kind {
         case .digits: return digitNumber(at: i).map(scaled)
         case .word:
-            if t.text == "minus" || t.text == "negative", i + 1 < n, var v = number(at: i + 1), !v.ordinal {
+            if t.text == "minus" || t.text == "negative", i + 1 < n, toks[i + 1].kind != .word || sysNumberWords[toks[i + 1].text] != nil,
+               var v = number(at: i + 1), !v.ordinal
+            {
                 v.negative.toggle()
                 return v
             }
