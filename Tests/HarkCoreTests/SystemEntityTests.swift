@@ -164,6 +164,10 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
         ("wake me tomorrow at 5pm", [D("2026-12-01", 8, 16), T("17:00:00", 17, 23)]),
         ("on Monday at 4pm", [D("2026-12-07", 0, 9), T("16:00:00", 10, 16)]),
         ("at 5 percent", [P("5", 3, 12)]),
+        ("tonight at 8", [D("2026-11-30", 0, 7), T("20:00:00", 8, 12)]),
+        ("this evening at 7:30", [T("19:30:00", 13, 20)]),
+        ("tonight at 8 am", [D("2026-11-30", 0, 7), T("08:00:00", 8, 15)]),
+        ("tonight at 9 o'clock", [D("2026-11-30", 0, 7), T("21:00:00", 8, 20)]),
         ("seven thirty", [N("7", 0, 5), N("30", 6, 12)]),
         ("25:00", [N("25", 0, 2), N("0", 3, 5)]),
     ])

@@ -312,12 +312,15 @@ extension SysScanner {
 
     func timeMention(at i: Int) -> SysCandidate? {
         guard i < n else { return nil }
-        if word(i) == "at" {
-            if let t = timeCore(at: i + 1, afterAt: true) { return timeCand(i, t.end, t.h, t.m, t.s) }
-            return nil
+        let at = word(i) == "at"
+        guard var t = timeCore(at: at ? i + 1 : i, afterAt: at) else { return nil }
+        // "tonight at 8", "this evening at 7:30": an hour without am/pm after an evening word is in the evening.
+        if t.ambiguous, t.h >= 1, t.h <= 11, i > 0,
+           word(i - 1) == "tonight" || (word(i - 2) == "this" && (word(i - 1) == "evening" || word(i - 1) == "afternoon"))
+        {
+            t.h += 12
         }
-        if let t = timeCore(at: i, afterAt: false) { return timeCand(i, t.end, t.h, t.m, t.s) }
-        return nil
+        return timeCand(i, t.end, t.h, t.m, t.s)
     }
 
     /// An hour 0...23 written as digits or words.
@@ -380,14 +383,14 @@ extension SysScanner {
         }
     }
 
-    func timeCore(at i: Int, afterAt: Bool) -> (h: Int, m: Int, s: Int, end: Int)? {
+    func timeCore(at i: Int, afterAt: Bool) -> (h: Int, m: Int, s: Int, end: Int, ambiguous: Bool)? {
         guard let w = word(i) ?? (i < n && toks[i].kind == .digits ? "" : nil) else { return nil }
         switch w {
-        case "noon", "midday": return (12, 0, 0, i + 1)
-        case "midnight": return (0, 0, 0, i + 1)
+        case "noon", "midday": return (12, 0, 0, i + 1, false)
+        case "midnight": return (0, 0, 0, i + 1, false)
         default: break
         }
-        if let r = pastTo(at: i, afterAt: afterAt) { return r }
+        if let r = pastTo(at: i, afterAt: afterAt) { return (r.h, r.m, r.s, r.end, r.ambiguous) }
         guard let hr = hour(at: i) else { return nil }
         var e = hr.end
         var m = 0, s = 0
@@ -422,14 +425,17 @@ extension SysScanner {
             return nil
         }
         var h = hr.h
+        var ambiguous = true  // no am/pm or part of day said
         if let sfx = suffix(at: e) {
             if sfx.kind == 2, m != 0 { return nil }
             guard let hh = apply(sfx.kind, h) else { return nil }
             h = hh
             e = sfx.end
+            ambiguous = sfx.kind == 2
             if sfx.kind == 2, let more = suffix(at: e), more.kind != 2, let h2 = apply(more.kind, hr.h) {
                 h = h2
                 e = more.end
+                ambiguous = false
             }
         } else if !strong && !afterAt {
             return nil
@@ -442,11 +448,11 @@ extension SysScanner {
             }
         }
         guard h <= 23 else { return nil }
-        return (h, m, s, e)
+        return (h, m, s, e, ambiguous)
     }
 
     /// "half past six", "quarter to nine", "ten past five", "20 minutes to 6".
-    func pastTo(at i: Int, afterAt: Bool) -> (h: Int, m: Int, s: Int, end: Int)? {
+    func pastTo(at i: Int, afterAt: Bool) -> (h: Int, m: Int, s: Int, end: Int, ambiguous: Bool)? {
         var k = i
         var minutes: Int
         var loose = false
@@ -473,14 +479,16 @@ extension SysScanner {
         var e = hr.end
         if !hr.spelled, sym(e, ":") { return nil }
         var h = hr.h
+        var ambiguous = true
         if let sfx = suffix(at: e), sfx.kind != 2, let hh = apply(sfx.kind, h) {
             h = hh
             e = sfx.end
+            ambiguous = false
         } else if loose && !afterAt && rel != "past" {
             return nil
         }
-        if rel == "past" || rel == "after" { return (h % 24, minutes, 0, e) }
-        return ((h + 23) % 24, 60 - minutes, 0, e)
+        if rel == "past" || rel == "after" { return (h % 24, minutes, 0, e, ambiguous) }
+        return ((h + 23) % 24, 60 - minutes, 0, e, ambiguous)
     }
 }
 
