@@ -165,7 +165,14 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
         ("on Monday at 4pm", [D("2026-12-07", 0, 9), T("16:00:00", 10, 16)]),
         ("at 5 percent", [P("5", 3, 12)]),
         ("tonight at 8", [D("2026-11-30", 0, 7), T("20:00:00", 8, 12)]),
-        ("this evening at 7:30", [T("19:30:00", 13, 20)]),
+        ("this morning", [T("06:00:00", 0, 12), T("12:00:00", 0, 12)]),
+        ("in the evening", [T("18:00:00", 0, 14), T("22:00:00", 0, 14)]),
+        ("tomorrow afternoon", [D("2026-12-01", 0, 8), T("12:00:00", 9, 18), T("18:00:00", 9, 18)]),
+        ("friday at night", [D("2026-12-04", 0, 6), T("22:00:00", 7, 15), T("23:59:59", 7, 15)]),
+        ("good morning", []),
+        ("set an alarm for 6:45 tomorrow morning",
+         [T("06:45:00", 17, 21), D("2026-12-01", 22, 30), T("06:00:00", 31, 38), T("12:00:00", 31, 38)]),
+        ("this evening at 7:30", [T("18:00:00", 0, 12), T("22:00:00", 0, 12), T("19:30:00", 13, 20)]),
         ("tonight at 8 am", [D("2026-11-30", 0, 7), T("08:00:00", 8, 15)]),
         ("tonight at 9 o'clock", [D("2026-11-30", 0, 7), T("21:00:00", 8, 20)]),
         ("seven thirty", [N("7", 0, 5), N("30", 6, 12)]),
@@ -199,6 +206,11 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
         #expect(d[0].metadata?["datetime_link"] == .string("datetime_link_13_23"))
         #expect(d[1].metadata?["datetime_link"] == .string("datetime_link_13_23"))
         #expect(d[1].literal == "at 5")
+        let m = all.extract(from: "call me tomorrow morning", now: monday, timeZone: utc)
+        #expect(m.map { $0.metadata?["datetime_link"] } == Array(repeating: .string("datetime_link_8_24"), count: 3))
+        let rel = all.extract(from: "in 10 minutes", now: monday, timeZone: utc)
+        #expect(rel.map { $0.metadata?["datetime_link"] } == Array(repeating: .string("datetime_link_0_13"), count: 2))
+        #expect(all.extract(from: "at 5 and 6 tomorrow", now: monday, timeZone: utc)[0].metadata?["datetime_link"] == nil)
     }
 
     @Test func onlyEnabledEntitiesAreReported() {

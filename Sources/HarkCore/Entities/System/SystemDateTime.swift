@@ -35,6 +35,7 @@ extension SysScanner {
             bestEnd = e
         }
         take(relative(at: i))
+        take(partOfDay(at: i))
         if let d = dateMention(at: i) { take([d]) }
         if let t = timeMention(at: i) { take([t]) }
         return best
@@ -310,6 +311,34 @@ extension SysScanner {
 
     // MARK: Times
 
+    /// "this morning", "in the afternoon", "tomorrow evening": Watson reports a part of the day as two
+    /// `sys-time` values, its start and its end (US English: morning 06–12, afternoon 12–18, evening 18–22,
+    /// night 22–23:59:59). A bare "morning" only counts right after a day word, so "good morning" stays a greeting.
+    func partOfDay(at i: Int) -> [SysCandidate]? {
+        guard let w = word(i) else { return nil }
+        var k = i
+        if w == "this" {
+            k += 1
+        } else if w == "in", word(i + 1) == "the" {
+            k += 2
+        } else if w == "at", word(i + 1) == "night" {
+            k += 1
+        } else if i == 0 || word(i - 1).map({ !sysDayWords.contains($0) && sysWeekdays[$0] == nil }) ?? true {
+            return nil
+        }
+        let range: (String, String)
+        switch word(k) {
+        case "morning": range = ("06:00:00", "12:00:00")
+        case "afternoon": range = ("12:00:00", "18:00:00")
+        case "evening": range = ("18:00:00", "22:00:00")
+        case "night": range = ("22:00:00", "23:59:59")
+        default: return nil
+        }
+        if w == "this", word(k) == "night" { return nil }
+        return [SysCandidate(kind: .time, first: i, end: k + 1, value: range.0),
+                SysCandidate(kind: .time, first: i, end: k + 1, value: range.1)]
+    }
+
     func timeMention(at i: Int) -> SysCandidate? {
         guard i < n else { return nil }
         let at = word(i) == "at"
@@ -503,3 +532,6 @@ let sysRelativeUnits: [String: SysRelativeUnit] = [
     "day": .days(1), "days": .days(1), "week": .days(7), "weeks": .days(7), "fortnight": .days(14),
     "fortnights": .days(14), "month": .months(1), "months": .months(1), "year": .months(12), "years": .months(12),
 ]
+
+/// Day words after which a bare part of the day ("tomorrow morning") is a time mention.
+let sysDayWords: Set<String> = ["today", "tomorrow", "yesterday"]

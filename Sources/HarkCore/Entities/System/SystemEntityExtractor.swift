@@ -158,10 +158,36 @@ struct SysScanner {
 
     // MARK: Output
 
+    /// A date and a time mentioned together ("today at 5", "tomorrow morning", "in 10 minutes") share a
+    /// `datetime_link` named after their joint span, as Watson's `datetime_link_13_23`.
+    func datetimeLinks(_ cands: [SysCandidate]) -> [String?] {
+        var links = [String?](repeating: nil, count: cands.count)
+        func isDT(_ k: Int) -> Bool { cands[k].kind == .date || cands[k].kind == .time }
+        var k = 0
+        while k < cands.count {
+            guard isDT(k) else {
+                k += 1
+                continue
+            }
+            var j = k + 1
+            while j < cands.count, isDT(j), cands[j - 1].end == cands[j].first || cands[j - 1].first == cands[j].first {
+                j += 1
+            }
+            let kinds = cands[k..<j].map(\.kind)
+            if kinds.contains(.date) && kinds.contains(.time) {
+                let s = toks[cands[k..<j].map(\.first).min()!].start, e = toks[cands[k..<j].map(\.end).max()! - 1].end
+                for m in k..<j { links[m] = "datetime_link_\(s)_\(e)" }
+            }
+            k = j
+        }
+        return links
+    }
+
     func emit(_ cands: [SysCandidate]) -> [EntityMatch] {
         var result: [EntityMatch] = []
         result.reserveCapacity(cands.count)
         let tzName = timeZone.identifier
+        let links = datetimeLinks(cands)
         for (k, c) in cands.enumerated() {
             let a = toks[c.first], b = toks[c.end - 1]
             let literal = String(text.unicodeScalars[a.lo..<b.hi])
@@ -182,22 +208,7 @@ struct SysScanner {
                 name = c.kind == .date ? "sys-date" : "sys-time"
                 meta["calendar_type"] = "GREGORIAN"
                 meta["timezone"] = .string(tzName)
-                // A date and a time mentioned together share a `datetime_link` named after their joint span.
-                var partner: SysCandidate?
-                if k > 0, cands[k - 1].kind != c.kind, cands[k - 1].kind == .date || cands[k - 1].kind == .time,
-                   cands[k - 1].end == c.first || cands[k - 1].first == c.first
-                {
-                    partner = cands[k - 1]
-                } else if k + 1 < cands.count, cands[k + 1].kind != c.kind,
-                          cands[k + 1].kind == .date || cands[k + 1].kind == .time,
-                          c.end == cands[k + 1].first || cands[k + 1].first == c.first
-                {
-                    partner = cands[k + 1]
-                }
-                if let p = partner {
-                    let s = toks[min(p.first, c.first)].start, e = toks[max(p.end, c.end) - 1].end
-                    meta["datetime_link"] = .string("datetime_link_\(s)_\(e)")
-                }
+                if let link = links[k] { meta["datetime_link"] = .string(link) }
             }
             if (c.kind == .date && !options.date) || (c.kind == .time && !options.time) { continue }
             result.append(EntityMatch(entity: name, value: c.value, start: a.start, end: b.end, confidence: 1,
@@ -218,7 +229,7 @@ let sysCurrencyWords: [String: (code: String, symbol: Bool)] = [
 /// Words that can begin a date or time mention (number words are checked separately).
 let sysTriggerWords: Set<String> = [
     "a", "an", "at", "on", "in", "within", "right", "the", "this", "next", "last", "coming", "today", "tomorrow", "yesterday", "tonight",
-    "day", "now", "noon", "midday", "midnight", "half", "quarter", "minus", "negative",
+    "day", "now", "noon", "morning", "afternoon", "evening", "night", "midday", "midnight", "half", "quarter", "minus", "negative",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tues", "weds", "thurs",
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "dozen",
