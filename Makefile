@@ -9,7 +9,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK := .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build test run release bench bench-setup clean
+.PHONY: setup build check-intents test run release bench bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -19,8 +19,12 @@ setup:
 build: setup
 	$(SWIFT) build $(STRICT)
 
+## check-intents: the shipped workspaces are well-formed Watson v1 exports (python3, standard library)
+check-intents:
+	python3 scripts/check-workspace.py Intents/*.json
+
 ## test: setup, build and run every test; any compiler warning fails it
-test: build
+test: build check-intents
 	$(SWIFT) test $(STRICT)
 
 ## run: release build, then talk to the default assistant in the terminal
