@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Warnings are bugs (docs/STYLE.md): fail the build on any, in our own targets (there are no outside packages).
 STRICT := -Xswiftc -warnings-as-errors
-HARK := .build/release/hark
+HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
 .PHONY: setup build check-intents test run release bench bench-setup clean
@@ -36,7 +36,7 @@ run: setup
 release: setup
 	$(SWIFT) build -c release --static-swift-stdlib $(STRICT)
 	mkdir -p .build/dist
-	strip -o .build/dist/hark $(HARK)
+	strip -o .build/dist/hark .build/release/hark
 	@ls -l .build/dist/hark
 
 ## bench-setup: Python virtualenvs for the benchmark peers (hassil, rhasspy-nlu); pip only
