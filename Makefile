@@ -4,6 +4,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
 SWIFT ?= swift
+export SWIFT
 # Warnings are bugs (docs/STYLE.md): fail the build on any, in our own targets (there are no outside packages).
 STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark

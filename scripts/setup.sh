@@ -49,13 +49,14 @@ else
     echo "setup: all ${#PACKAGES[@]} Debian packages present"
 fi
 
-if ! command -v swift >/dev/null 2>&1; then
-    echo "setup: error: 'swift' is not on PATH. Install a Swift 6 toolchain (https://www.swift.org/install/linux/)" >&2
+SWIFT=${SWIFT:-swift}
+if ! command -v "$SWIFT" >/dev/null 2>&1; then
+    echo "setup: error: '$SWIFT' is not on PATH. Install a Swift 6 toolchain (https://www.swift.org/install/linux/)" >&2
     echo "       and put its usr/bin on PATH, then run this again." >&2
     exit 1
 fi
-if ! version=$(swift --version 2>&1); then
-    echo "setup: error: 'swift --version' failed:" >&2
+if ! version=$("$SWIFT" --version 2>&1); then
+    echo "setup: error: '$SWIFT --version' failed:" >&2
     echo "$version" >&2
     exit 1
 fi
