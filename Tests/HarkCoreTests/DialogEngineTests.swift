@@ -321,6 +321,35 @@ struct DialogEngineTests {
         #expect(try c.say(intent: "x").text == ["plain"])
     }
 
+    @Test("a frame that allows digressions answers a root question, then asks for its slot again when the branch returns", arguments: [
+        ("returns", ["book", "hours", "h_time_focus"], "s_time"),
+        ("does_not_return", ["book", "hours"], nil as String?),
+    ])
+    func digression(digressIn: String, visited: [String], focus: String?) throws {
+        var nodes = Self.restaurant
+        nodes[0].digressOutSlots = "allow_all"
+        var hours = dnode("hours", "#hours", text: ["We open at 9."])
+        hours.digressIn = digressIn
+        nodes.insert(hours, at: 10)
+        var c = try Conversation(nodes)
+        c.context = Self.started
+        try c.say(intent: "book", entities: [("sys-date", "2025-12-01")])
+        let turn = try c.say(intent: "hours")
+        #expect(turn.nodesVisited == visited)
+        #expect(c.context["system"]?["dialog_stack"]?[0]?["slot_in_focus"]?.stringValue == focus)
+        // Input that matches nothing but anything_else stays with the frame.
+        if focus != nil { #expect(try c.say("hm").text == ["Please say a time, like 7pm."]) }
+    }
+
+    @Test("client action parameters are rendered like context values")
+    func actionParameters() throws {
+        let action = DialogAction(name: "light", parameters: obj(["command": "@command", "level": "<? 2 * 5 ?>"]))
+        var c = try Conversation([DialogNode(id: "n", conditions: "true", actions: [action])])
+        c.context = Self.started
+        let turn = try c.say(entities: [("command", "on")])
+        #expect(turn.actions.first?.parameters == obj(["command": "on", "level": 10]))
+    }
+
     @Test("a jump_to cycle stops at the per-turn bound with a log message", arguments: [NextStep.Selector.body, .condition])
     func loopBound(selector: NextStep.Selector) throws {
         var c = try Conversation([

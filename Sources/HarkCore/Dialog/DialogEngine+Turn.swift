@@ -269,6 +269,11 @@ struct DialogRun {
                 break
             }
         }
+        if let focus, filled.isEmpty, !answered, frame.digressOutSlots == "allow_all" || frame.digressOutSlots == "allow_returning",
+            digress(from: f, focus: focus, random: &random)
+        {
+            return
+        }
         if let focus, !filled.contains(focus), !answered, let h = nodes[focus].nomatchHandler, holds(nodes[h].condition) {
             turn.nodesVisited.append(nodes[h].id)
             apply(nodes[h].context, at: nodes[h].label)
@@ -291,6 +296,27 @@ struct DialogRun {
             return
         }
         respond(f, random: &random)
+    }
+
+    /// Offers the input to the root nodes a frame may digress to; true when one answered. When that branch
+    /// finished in this turn and its root node returns, the frame asks for the slot in focus again.
+    private mutating func digress<R: RandomNumberGenerator>(from f: Int, focus: Int, random: inout R) -> Bool {
+        for entry in engine.rootLevel where entry.node != f {
+            let target = nodes[entry.node]
+            if case .anythingElse = target.condition { continue }
+            if target.digressIn == "not_available" || entry.folders.contains(where: { nodes[$0].digressIn == "not_available" }) { continue }
+            guard entry.folders.allSatisfy({ holds(nodes[$0].condition) }), holds(target.condition) else { continue }
+            next = .root
+            fire(entry.node, random: &random)
+            let returns = target.digressIn == "returns" || entry.folders.contains { nodes[$0].digressIn == "returns" }
+            if returns, !stopped, case .root = next, let prompt = nodes[focus].focusHandler {
+                turn.nodesVisited.append(nodes[prompt].id)
+                emit(prompt, random: &random)
+                next = .frame(f, focus: focus)
+            }
+            return true
+        }
+        return false
     }
 
     // MARK: Context and output
@@ -375,7 +401,11 @@ struct DialogRun {
         for (key, compiled) in node.output.extra {
             turn.extraOutput[key] = evaluate(compiled, at: "\(node.label).output.\(key)")
         }
-        turn.actions += node.actions
+        for (a, action) in node.actions.enumerated() {
+            var rendered = action
+            rendered.parameters = evaluate(node.actionParameters[a], at: "\(node.label).actions[\(a)].parameters").objectValue ?? action.parameters
+            turn.actions.append(rendered)
+        }
     }
 
     private func textResponse(_ text: String) -> JSONValue {

@@ -16,6 +16,11 @@ import Foundation
 ///   does not set the slot's variable, the variable gets the value of the check-for expression (frame-era
 ///   rule: "the Check for value becomes the value of the context variable"). A slot's own `conditions`,
 ///   if any, is its enabling condition; without an `input` handler it is the check-for.
+/// - Digressions: a frame waiting for a slot keeps the input unless its `digress_out_slots` allows
+///   digressions; then input that fills no slot goes to the root nodes (not `anything_else`, not those with
+///   `digress_in: not_available`), and if the branch answered in one turn and its root node (or folder)
+///   has `digress_in: returns`, the slot prompt is repeated and the frame stays open. Anything longer
+///   abandons the frame: Hark's dialog stack holds one entry.
 public struct DialogEngine: Sendable {
     let nodes: [CompiledNode]
     let rootLevel: [LevelEntry]
@@ -90,6 +95,10 @@ struct CompiledNode: Sendable {
     var selector: NextStep.Selector?
     var jumpTarget: Int?
     var actions: [DialogAction]
+    /// Action parameters with their strings compiled, parallel to `actions`.
+    var actionParameters: [CompiledValue]
+    var digressIn: String?
+    var digressOutSlots: String?
     /// Walkable children (folders expanded in place).
     var childLevel: [LevelEntry] = []
     var responseConditions: [Int] = []
@@ -167,11 +176,11 @@ struct DialogCompiler {
             }
         }
         for (i, node) in source.enumerated() {
-            if let d = node.digressIn, d != "not_available", d != "does_not_return" {
-                warnings.append("dialog node \(node.id): digress_in '\(d)' not modelled (digressions do not return)")
+            if node.digressIn == "returns" {
+                warnings.append("dialog node \(node.id): digress_in 'returns' is honoured only for digressions out of frames; a node waiting for its children's input is not returned to")
             }
-            if let d = node.digressOutSlots, d != "not_allowed", node.type == .frame {
-                warnings.append("dialog node \(node.id): digress_out_slots '\(d)' not modelled (input stays in the frame until its slots are filled)")
+            if let d = node.digressOutSlots, d == "allow_returning", node.type == .frame {
+                warnings.append("dialog node \(node.id): digress_out_slots 'allow_returning' runs as 'allow_all'")
             }
             if nodes[i].selector == .client {
                 warnings.append("dialog node \(node.id): jump_to selector 'client' runs as 'condition'")
@@ -279,12 +288,17 @@ struct DialogCompiler {
                 behavior = .getUserInput
             }
         }
+        var actionParameters: [CompiledValue] = []
+        for (a, action) in node.actions.enumerated() {
+            actionParameters.append(try compileValue(.object(action.parameters), typed: true, at: "\(where_).actions[\(a)].parameters"))
+        }
         var variable = node.variable
         if let v = variable, v.hasPrefix("$") { variable = String(v.dropFirst()) }
         return CompiledNode(
             id: node.id, label: where_, type: node.type, disabled: node.disabled, condition: condition,
             context: context, output: output, behavior: behavior, selector: node.nextStep?.selector,
-            jumpTarget: jumpTarget, actions: node.actions, variable: variable, eventName: node.eventName)
+            jumpTarget: jumpTarget, actions: node.actions, actionParameters: actionParameters,
+            digressIn: node.digressIn, digressOutSlots: node.digressOutSlots, variable: variable, eventName: node.eventName)
     }
 
     private mutating func compileCondition(_ text: String?, node: DialogNode, at path: String) throws(DialogCompileError) -> DialogCondition {
