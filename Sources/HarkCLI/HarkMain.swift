@@ -1,8 +1,52 @@
+import Foundation
 import HarkCore
 
 @main
 struct HarkMain {
+    static let commands: [any Command.Type] = [ParseCommand.self, EvalCommand.self]
+
+    static let overview = """
+        hark — an offline voice assistant: understands sentences against a Watson Assistant v1 workspace.
+
+        USAGE: hark <command> [options]
+
+        COMMANDS:
+        \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
+
+        Run `hark <command> --help` for a command's options. The workspace defaults to Intents/home.json.
+        """
+
     static func main() {
-        print("hark")
+        var argv = Array(CommandLine.arguments.dropFirst())
+        guard let first = argv.first else {
+            printError(overview)
+            exit(64)
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            print(overview)
+            exit(0)
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            printError("hark: unknown command \"\(first)\"\n\n\(overview)")
+            exit(64)
+        }
+        argv.removeFirst()
+        if argv.contains("--help") || argv.contains("-h") {
+            print(command.usage)
+            exit(0)
+        }
+        var args = Arguments(argv)
+        do {
+            exit(try command.run(&args))
+        } catch let e as UsageError {
+            printError("hark \(command.name): \(e.message)\n\n\(command.usage)")
+            exit(64)
+        } catch let e as CommandFailure {
+            printError("hark \(command.name): \(e.message)")
+            exit(e.exitCode)
+        } catch {
+            printError("hark \(command.name): \(error)")
+            exit(1)
+        }
     }
 }

@@ -47,6 +47,7 @@ enum Fixtures {
         (#"{"dialog_nodes":[{"dialog_node":"n","next_step":{"behavior":"fly"}}]}"#, "dialog_nodes[0] (n).next_step.behavior: unknown behavior \"fly\""),
         (#"{"intents":[{"intent":"a","examples":[{"text":"hi","mentions":[{"entity":"e","location":[0,9]}]}]}]}"#,
          "intents[0].examples[0].mentions[0].location: expected [start, end]"),
+        (##"{"dialog_nodes":[{"dialog_node":"n","conditions":"#a && (@b"}]}"##, "dialog_nodes[0] (n).conditions: unparsable condition:"),
         (#"[1,2]"#, "expected a workspace object at the top level, found array"),
         ("{\"intents\": [\n  {\"intent\": \"a\",}\n]}", "invalid JSON at line 2, column 18"),
     ])

@@ -108,6 +108,13 @@ struct ExpressionEvaluator {
             let b = try evaluate(base)
             let i = try evaluate(indexNode)
             return try index(b, i)
+        case .method(.root(let root), .size, let argNodes, _) where argNodes.isEmpty && root != .context:
+            // `entities.size()` runs on most turns; count without building the JSON array.
+            switch root {
+            case .entities: return .number(Double(scope.entities.count))
+            case .intents: return .number(Double(scope.intents.count))
+            default: return try call(.size, on: rootValue(root), args: [])
+            }
         case .method(let base, let method, let argNodes, let safe):
             let receiver = try evaluate(base)
             if safe, receiver.isNull { return .null }
@@ -205,7 +212,18 @@ struct ExpressionEvaluator {
     func member(_ base: JSONValue, _ name: String, safe: Bool) throws(ExpressionError) -> JSONValue {
         switch base {
         case .object(let o):
-            return o[name] ?? .null
+            if let v = o[name] { return v }
+            // `entities.airport[0].literal` (IBM documents it): the input text the entity's location spans.
+            if name == "literal", o["entity"] != nil, case .array(let loc)? = o["location"], loc.count == 2,
+                let a = loc[0].doubleValue, let b = loc[1].doubleValue
+            {
+                let scalars = Array(scope.inputText.unicodeScalars)
+                let lo = max(0, min(Int(a), scalars.count)), hi = max(lo, min(Int(b), scalars.count))
+                var out = String.UnicodeScalarView()
+                out.append(contentsOf: scalars[lo..<hi])
+                return .string(String(out))
+            }
+            return .null
         case .null:
             // Watson's shorthand inserts `?.` for you; reading through a missing value gives null rather
             // than an exception for both `.` and `?.`, so `$user.name` with no `$user` is just null.

@@ -19,7 +19,9 @@ struct ExpressionParser {
 
     static func parse(_ source: String) throws(ExpressionError) -> (ExpressionNode, [String]) {
         var p = try ExpressionParser(source: source)
-        if case .end = p.tokens[0].kind { throw p.error("empty expression", at: 0) }
+        // An empty condition (exports have `"conditions": ""`) is valid and never true: Watson does not
+        // trigger a node whose condition is blank.
+        if case .end = p.tokens[0].kind { return (.literal(.bool(false)), []) }
         let node = try p.parseExpression()
         guard case .end = p.current.kind else { throw p.unexpected(expecting: "an operator or the end") }
         return (node, p.unsupported)

@@ -161,6 +161,10 @@ struct TemplateParser {
                 }
                 let body = String(chars[start..<pos])
                 pos += 2
+                if body.allSatisfy(\.isWhitespace) {
+                    throw ExpressionError(
+                        message: "expected an expression inside '<? ?>' at offset \(start)", source: source, offset: start)
+                }
                 let expression: CompiledExpression
                 do {
                     expression = try CompiledExpression.parse(body)

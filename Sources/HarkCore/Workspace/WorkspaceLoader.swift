@@ -133,6 +133,7 @@ struct WorkspaceDecoder {
             seen[name] = i
             var examples: [IntentExample] = []
             var seenText: Set<String> = []
+            var duplicates: [Int] = []
             for (j, e) in array(o["examples"], "\(path).examples").enumerated() {
                 let ep = "\(path).examples[\(j)]"
                 guard let eo = object(e, ep), let text = string(eo["text"], "\(ep).text", required: true) else { continue }
@@ -141,7 +142,7 @@ struct WorkspaceDecoder {
                     continue
                 }
                 if !seenText.insert(text.lowercased()).inserted {
-                    warnings.append("\(ep): duplicate example \"\(text)\" in intent \(name) (kept once)")
+                    duplicates.append(j)
                     continue
                 }
                 var mentions: [Mention] = []
@@ -158,6 +159,9 @@ struct WorkspaceDecoder {
                     mentions.append(Mention(entity: entity, start: Int(loc[0]), end: Int(loc[1])))
                 }
                 examples.append(IntentExample(text: text, mentions: mentions))
+            }
+            if !duplicates.isEmpty {
+                warnings.append("\(path) (\(name)): \(duplicates.count) duplicate example(s) kept once: \(duplicates.map { "examples[\($0)]" }.joined(separator: ", "))")
             }
             if examples.isEmpty { warnings.append("\(path): intent \(name) has no examples and can never be recognised") }
             intents.append(Intent(name: name, description: string(o["description"], "\(path).description"), examples: examples))
@@ -279,6 +283,16 @@ struct WorkspaceDecoder {
                         name: name, type: type, parameters: object(ao["parameters"], "\(ap).parameters") ?? JSONObject(),
                         resultVariable: string(ao["result_variable"], "\(ap).result_variable")))
             }
+            if let c = node.conditions?.trimmingCharacters(in: .whitespacesAndNewlines), !c.isEmpty, !Self.specialConditions.contains(c) {
+                do {
+                    let e = try CompiledExpression.parse(c)
+                    if !e.unsupportedFeatures.isEmpty {
+                        warnings.append("\(here).conditions: uses \(e.unsupportedFeatures.joined(separator: ", ")), which Hark cannot run; the condition will be false")
+                    }
+                } catch {
+                    problem("\(here).conditions", "unparsable condition: \(error.description)")
+                }
+            }
             if node.type == .slot, node.variable == nil { problem("\(here).variable", "slot node needs a variable such as \"$time\"") }
             if node.type == .eventHandler, node.eventName == nil {
                 problem("\(here).event_name", "event_handler node needs an event_name")
@@ -365,6 +379,9 @@ struct WorkspaceDecoder {
             warnings.append("intents: \(count) example mention(s) name entity \"\(name)\", which is not defined; they are ignored")
         }
     }
+
+    /// Conditions the dialog runtime answers itself, not the expression language.
+    static let specialConditions: Set<String> = ["anything_else", "conversation_start", "welcome", "irrelevant"]
 
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0) }

@@ -1,0 +1,51 @@
+import Foundation
+import HarkCore
+
+/// One `hark` subcommand.
+protocol Command: Sendable {
+    static var name: String { get }
+    static var abstract: String { get }
+    /// The usage text shown by `hark NAME --help` and after a usage error.
+    static var usage: String { get }
+    /// Runs with the arguments after the command name; returns the exit code.
+    static func run(_ args: inout Arguments) throws -> Int32
+}
+
+/// Writes to standard error (Swift 6 forbids touching the C `stderr` global directly).
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Standard output, written through a buffer so JSON Lines output is fast and flushed on demand.
+enum Output {
+    static func line(_ s: String) {
+        FileHandle.standardOutput.write(Data((s + "\n").utf8))
+    }
+}
+
+/// The default workspace, `Intents/home.json`, found relative to the working directory or the executable.
+func defaultWorkspacePath() -> String {
+    let fm = FileManager.default
+    let cwd = fm.currentDirectoryPath + "/Intents/home.json"
+    if fm.fileExists(atPath: cwd) { return cwd }
+    // .build/<config>/hark → repository root
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent("Intents/home.json").path
+        if fm.fileExists(atPath: candidate) { return candidate }
+        dir = dir.deletingLastPathComponent()
+    }
+    return "Intents/home.json"
+}
+
+/// Loads a workspace, printing its warnings to stderr; a bad workspace becomes a data error (exit 65).
+func loadWorkspace(_ path: String?, quiet: Bool = false) throws -> Workspace {
+    let p = path ?? defaultWorkspacePath()
+    do {
+        let ws = try Workspace.load(from: URL(fileURLWithPath: p))
+        if !quiet { for w in ws.warnings { printError("warning: \(p): \(w)") } }
+        return ws
+    } catch {
+        throw CommandFailure(message: error.description, exitCode: 65)
+    }
+}
