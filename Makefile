@@ -31,6 +31,7 @@ test: build check-intents
 ## run: release build, then talk to the default assistant in the terminal
 run: setup
 	$(SWIFT) build -c release $(STRICT)
+	@echo "hark: no microphone, speaker, GPIO or camera support is built yet: text input only, device actions are printed, not run. Type a sentence; Ctrl-D quits."
 	$(HARK) chat --workspace $(WORKSPACE)
 
 ## release: optimised binary with the Swift runtime linked in (needs only glibc and the C libraries), stripped
