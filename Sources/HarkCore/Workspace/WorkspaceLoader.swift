@@ -184,7 +184,7 @@ struct WorkspaceDecoder {
             let values = array(o["values"], "\(path).values")
             if name.hasPrefix("sys-") {
                 if !values.isEmpty { problem("\(path).values", "system entity \(name) takes no values") }
-                if !["sys-number", "sys-percentage", "sys-date", "sys-time"].contains(name) {
+                if !SystemEntityExtractor.supported.contains(name) {
                     warnings.append("\(path): system entity \(name) is not supported by Hark; conditions on @\(name) will be false")
                 }
                 system.insert(name)

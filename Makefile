@@ -1,0 +1,53 @@
+# Hark: the two commands that matter are `make test` and `make run`; see bench/README.md for `make bench`.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+SWIFT ?= swift
+export SWIFT
+# Warnings are bugs (docs/STYLE.md): fail the build on any, in our own targets (there are no outside packages).
+STRICT := -Xswiftc -warnings-as-errors
+HARK ?= .build/release/hark
+WORKSPACE ?= Intents/home.json
+
+.PHONY: setup build check-intents test run release bench bench-setup clean
+
+## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
+setup:
+	bash scripts/setup.sh
+
+## build: debug build, warnings are errors
+build: setup
+	$(SWIFT) build $(STRICT)
+
+## check-intents: the shipped workspaces are well-formed Watson v1 exports (python3, standard library)
+check-intents:
+	python3 scripts/check-workspace.py Intents/*.json
+
+## test: setup, build and run every test; any compiler warning fails it
+test: build check-intents
+	$(SWIFT) test $(STRICT)
+
+## run: release build, then talk to the default assistant in the terminal
+run: setup
+	$(SWIFT) build -c release $(STRICT)
+	$(HARK) chat --workspace $(WORKSPACE)
+
+## release: optimised binary with the Swift runtime linked in (needs only glibc and the C libraries), stripped
+release: setup
+	$(SWIFT) build -c release --static-swift-stdlib $(STRICT)
+	mkdir -p .build/dist
+	strip -o .build/dist/hark .build/release/hark
+	@ls -l .build/dist/hark
+
+## bench-setup: Python virtualenvs for the benchmark peers (hassil, rhasspy-nlu); pip only
+bench-setup:
+	bash scripts/setup-bench.sh || echo "make: a benchmark peer did not install; bench/speed.sh will say which"
+
+## bench: NLU accuracy (bench/nlu.sh) and parse speed (bench/speed.sh); results in bench/out/
+bench: setup bench-setup
+	$(SWIFT) build -c release $(STRICT)
+	status=0; bash bench/nlu.sh || status=1; bash bench/speed.sh || status=1; exit $$status
+
+clean:
+	rm -rf .build bench/out

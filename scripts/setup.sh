@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Install what Hark needs to build, test and run: Debian's C libraries and data, and a Swift toolchain check.
+# Idempotent: when every package is already installed it touches nothing (no apt-get update, no root needed).
+set -euo pipefail
+
+# Every Debian package the project needs. Keep in step with the `.systemLibrary` providers in Package.swift.
+PACKAGES=(
+    libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us   # speech recognition (the 5prealpha API)
+    libespeak-ng-dev espeak-ng-data                            # speech synthesis
+    libasound2-dev                                             # ALSA capture and playback
+    libgpiod-dev                                               # GPIO light, LED and button (libgpiod v1)
+    libsndfile1-dev libspeexdsp-dev                            # audio files, resampling
+    libsqlite3-dev                                             # event store
+    libsodium-dev libwebsockets-dev libopus-dev                # server: auth, HTTP/WebSocket/TLS, room audio
+    libjpeg62-turbo-dev                                        # camera frames to JPEG
+    pkg-config                                                 # SwiftPM finds the C libraries through it
+)
+
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]; }
+
+missing=()
+for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        SUDO=sudo
+        command -v sudo >/dev/null || { echo "setup: error: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    else
+        SUDO=
+    fi
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+    # Drop (loudly) any name this Debian does not know, rather than failing the whole install on it.
+    available=()
+    for p in "${missing[@]}"; do
+        # Capture first: with pipefail, `grep -q` closing the pipe early would fail apt-cache with SIGPIPE.
+        policy=$(apt-cache policy "$p" 2>/dev/null || true)
+        if [[ "$policy" =~ Candidate:\ [^\(] ]]; then
+            available+=("$p")
+        else
+            echo "setup: warning: package '$p' is not available from the configured apt sources; skipped" >&2
+        fi
+    done
+    if [ ${#available[@]} -gt 0 ]; then
+        $SUDO env DEBIAN_FRONTEND=noninteractive \
+            apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${available[@]}"
+    fi
+else
+    echo "setup: all ${#PACKAGES[@]} Debian packages present"
+fi
+
+SWIFT=${SWIFT:-swift}
+if ! command -v "$SWIFT" >/dev/null 2>&1; then
+    echo "setup: error: '$SWIFT' is not on PATH. Install a Swift 6 toolchain (https://www.swift.org/install/linux/)" >&2
+    echo "       and put its usr/bin on PATH, then run this again." >&2
+    exit 1
+fi
+if ! version=$("$SWIFT" --version 2>&1); then
+    echo "setup: error: '$SWIFT --version' failed:" >&2
+    echo "$version" >&2
+    exit 1
+fi
+echo "setup: $(printf '%s\n' "$version" | head -n 1)"
