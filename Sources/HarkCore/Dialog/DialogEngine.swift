@@ -28,7 +28,9 @@ public struct DialogEngine: Sendable {
     /// Upper bound on nodes fired in one turn: a jump_to cycle or skip_user_input chain stops here.
     let maxStepsPerTurn = 64
 
-    /// Things in the workspace the engine loads but cannot run as Watson would, each naming the node.
+    /// Things in the dialog the engine cannot run as Watson would, each naming the node: dormant slots,
+    /// digressions, handler events, unsupported methods in output and context templates. Unsupported
+    /// methods in conditions and non-client actions are reported by the workspace loader instead.
     public private(set) var warnings: [String] = []
 
     public init(workspace: Workspace) throws(DialogCompileError) {
@@ -190,9 +192,6 @@ struct DialogCompiler {
                     warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' outside a slot handler is ignored")
                 }
             }
-            for a in node.actions where a.type != "client" {
-                warnings.append("dialog node \(node.id): action '\(a.name)' of type '\(a.type)' is passed to the client, not run")
-            }
         }
     }
 
@@ -319,9 +318,8 @@ struct DialogCompiler {
         case "irrelevant": return .irrelevant
         default:
             do {
-                let e = try CompiledExpression.parse(trimmed)
-                for f in e.unsupportedFeatures { warnings.append("dialog node \(node.id): conditions use \(f), which Hark does not support") }
-                return .expression(e)
+                // Unsupported methods in conditions are the loader's warnings already (Assistant joins both lists).
+                return .expression(try CompiledExpression.parse(trimmed))
             } catch {
                 throw DialogCompileError(message: "\(path): \(error.description)")
             }
