@@ -274,7 +274,7 @@ struct DialogRun {
         {
             return
         }
-        if let focus, !filled.contains(focus), !answered, let h = nodes[focus].nomatchHandler, holds(nodes[h].condition) {
+        if let focus, filled.isEmpty, !answered, let h = nodes[focus].nomatchHandler, holds(nodes[h].condition) {
             turn.nodesVisited.append(nodes[h].id)
             apply(nodes[h].context, at: nodes[h].label)
             emit(h, random: &random)
@@ -338,7 +338,7 @@ struct DialogRun {
         switch compiled {
         case .literal(let v):
             return v
-        case .value(let t, _):
+        case .value(let t):
             do {
                 return try t.value(in: scope)
             } catch {

@@ -55,7 +55,7 @@ enum DialogCondition: Sendable {
 indirect enum CompiledValue: Sendable {
     case literal(JSONValue)
     /// A context value string: evaluated to a typed value (`"<? $n + 1 ?>"` → number).
-    case value(Template, source: String)
+    case value(Template)
     /// An output string: rendered to text.
     case rendered(Template)
     case object([(String, CompiledValue)])
@@ -150,7 +150,10 @@ struct DialogCompiler {
             }
             grouped[parent, default: []].append(i)
         }
-        for (parent, members) in grouped { childrenOf[parent] = siblingOrder(members, parent: parent) }
+        // Sorted so warnings come out in the same order on every load.
+        for (parent, members) in grouped.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            childrenOf[parent] = siblingOrder(members, parent: parent)
+        }
 
         rootLevel = level(of: nil, owner: nil, folders: [])
         for i in nodes.indices {
@@ -188,8 +191,8 @@ struct DialogCompiler {
                 warnings.append("dialog node \(node.id): jump_to selector 'client' runs as 'condition'")
             }
             if let b = nodes[i].behavior, b == .reprompt || b == .skipAllSlots || b == .skipSlot {
-                if source[i].type != .eventHandler {
-                    warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' outside a slot handler is ignored")
+                if !(b == .skipAllSlots && node.type == .eventHandler && node.eventName == "generic") {
+                    warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' is not run (only skip_all_slots on a frame's generic handler is)")
                 }
             }
         }
@@ -346,7 +349,7 @@ struct DialogCompiler {
         case .string(let s):
             if Self.isPlain(s) { return .literal(value) }
             let t = try template(s, at: path)
-            return typed ? .value(t, source: s) : .rendered(t)
+            return typed ? .value(t) : .rendered(t)
         case .object(let o):
             var members: [(String, CompiledValue)] = []
             for (k, v) in o.pairs { members.append((k, try compileValue(v, typed: typed, at: "\(path).\(k)"))) }
