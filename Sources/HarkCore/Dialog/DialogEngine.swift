@@ -117,8 +117,10 @@ struct CompiledNode: Sendable {
     var checkFor: CompiledExpression?
     var inputHandler: Int?
     var focusHandler: Int?
-    var filledHandler: Int?
-    var nomatchHandler: Int?
+    /// Found responses, in order: the first whose condition holds answers.
+    var filledHandlers: [Int] = []
+    /// Not found responses, in order.
+    var nomatchHandlers: [Int] = []
     var eventName: String?
 }
 
@@ -190,10 +192,8 @@ struct DialogCompiler {
             if nodes[i].selector == .client {
                 warnings.append("dialog node \(node.id): jump_to selector 'client' runs as 'condition'")
             }
-            if let b = nodes[i].behavior, b == .reprompt || b == .skipAllSlots || b == .skipSlot {
-                if !(b == .skipAllSlots && node.type == .eventHandler && node.eventName == "generic") {
-                    warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' is not run (only skip_all_slots on a frame's generic handler is)")
-                }
+            if let b = nodes[i].behavior, b == .reprompt || b == .skipAllSlots || b == .skipSlot, node.type != .eventHandler {
+                warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' is only run on slot handlers")
             }
         }
     }
@@ -253,8 +253,8 @@ struct DialogCompiler {
             switch nodes[h].eventName {
             case "input": nodes[i].inputHandler = nodes[i].inputHandler ?? h
             case "focus": nodes[i].focusHandler = nodes[i].focusHandler ?? h
-            case "filled": nodes[i].filledHandler = nodes[i].filledHandler ?? h
-            case "nomatch": nodes[i].nomatchHandler = nodes[i].nomatchHandler ?? h
+            case "filled": nodes[i].filledHandlers.append(h)
+            case "nomatch": nodes[i].nomatchHandlers.append(h)
             default: warnings.append("dialog node \(nodes[h].id): slot handler event '\(nodes[h].eventName ?? "")' is not run")
             }
         }
