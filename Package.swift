@@ -15,6 +15,8 @@ let package = Package(
         .target(name: "HarkCore"),
         .executableTarget(name: "HarkCLI", dependencies: ["HarkCore"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"]),
+        // Runs the built `hark` binary end to end (exit codes, output shapes).
+        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )
