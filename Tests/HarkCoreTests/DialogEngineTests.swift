@@ -350,6 +350,47 @@ struct DialogEngineTests {
         #expect(turn.actions.first?.parameters == obj(["command": "on", "level": 10]))
     }
 
+    static let payment = [
+        dnode("pay", "#pay", type: .frame, text: ["Paying $amount from $account."]),
+        dnode("s_amount", type: .slot, parent: "pay", variable: "$amount"),
+        dnode("a_in", "@sys-number", type: .eventHandler, parent: "s_amount", event: "input"),
+        dnode("a_focus", type: .eventHandler, parent: "s_amount", text: ["How much?"], event: "focus"),
+        dnode("a_big", "$amount > 100", type: .eventHandler, parent: "s_amount", text: ["That is over your limit."],
+              next: NextStep(behavior: .reprompt), event: "filled"),
+        dnode("a_ok", "true", type: .eventHandler, parent: "s_amount", text: ["$amount it is."], event: "filled"),
+        dnode("s_account", type: .slot, parent: "pay", variable: "$account"),
+        dnode("c_in", "@account", type: .eventHandler, parent: "s_account", event: "input"),
+        dnode("c_focus", type: .eventHandler, parent: "s_account", text: ["From which account?"], event: "focus"),
+        dnode("c_skip", "#dont_care", type: .eventHandler, parent: "s_account", text: ["I'll use checking."],
+              context: ["account": "checking"], next: NextStep(behavior: .skipSlot), event: "nomatch"),
+        dnode("c_again", "true", type: .eventHandler, parent: "s_account", text: ["Checking or savings?"], event: "nomatch"),
+        dnode("help", "#help", type: .eventHandler, parent: "pay", text: ["I need an amount and an account."], event: "generic"),
+        dnode("cancel", "#cancel", type: .eventHandler, parent: "pay", text: ["Cancelled."], context: ["amount": 0, "account": "none"],
+              next: NextStep(behavior: .skipAllSlots), event: "generic"),
+    ]
+
+    @Test("Found responses validate (reprompt clears the slot), Not found responses answer in order, handlers re-prompt")
+    func slotHandlers() throws {
+        var c = try Conversation(Self.payment)
+        c.context = Self.started
+        #expect(try c.say(intent: "pay", entities: [("sys-number", "500")]).text == ["That is over your limit.", "How much?"])
+        #expect(c.context["amount"] == .null)
+        #expect(try c.say(entities: [("sys-number", "50")]).text == ["50 it is.", "From which account?"])
+        #expect(try c.say("hm").text == ["Checking or savings?"])
+        #expect(try c.say(intent: "help").text == ["I need an amount and an account.", "From which account?"])
+        let done = try c.say(intent: "dont_care")
+        #expect(done.text == ["I'll use checking.", "Paying 50 from checking."])
+        #expect(c.context["system"]?["dialog_stack"] == [["dialog_node": "root"]])
+    }
+
+    @Test("a handler with skip_all_slots goes straight to the frame's response")
+    func skipAllSlots() throws {
+        var c = try Conversation(Self.payment)
+        c.context = Self.started
+        try c.say(intent: "pay")
+        #expect(try c.say(intent: "cancel").text == ["Cancelled.", "Paying 0 from none."])
+    }
+
     @Test("a jump_to cycle stops at the per-turn bound with a log message", arguments: [NextStep.Selector.body, .condition])
     func loopBound(selector: NextStep.Selector) throws {
         var c = try Conversation([

@@ -31,11 +31,11 @@ extension DialogEngine {
             outputMap: system["_node_output_map"]?.objectValue ?? JSONObject())
 
         switch stackEntry(system["dialog_stack"]?.arrayValue?.first) {
-        case .frame(let f, let focus):
-            // A frame waiting for slot values keeps the input (digressions out of slots are not modelled).
+        case .frame(let f, let focus, let skipped):
+            // A frame waiting for slot values gets the input first.
             run.turn.nodesVisited.append(nodes[f].id)
             run.steps += 1
-            run.runFrame(f, focus: focus, random: &random)
+            run.runFrame(f, focus: focus, skipped: skipped, random: &random)
         case .startAt(let n):
             if !run.walk(level(owner: nodes[n].levelOwner), from: nodes[n].levelPosition, random: &random) {
                 run.fellBack = true
@@ -72,7 +72,8 @@ extension DialogEngine {
     private func stackEntry(_ value: JSONValue?) -> StackEntry {
         guard let id = value?["dialog_node"]?.stringValue, let n = byID[id], !nodes[n].disabled else { return .root }
         if value?["state"]?.stringValue == "in_progress", nodes[n].type == .frame, !nodes[n].slots.isEmpty {
-            return .frame(n, focus: value?["slot_in_focus"]?.stringValue.flatMap { byID[$0] })
+            let skipped = (value?["skipped_slots"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap { byID[$0] } }
+            return .frame(n, focus: value?["slot_in_focus"]?.stringValue.flatMap { byID[$0] }, skipped: Set(skipped))
         }
         return nodes[n].levelPosition >= 0 ? .startAt(n) : .root
     }
@@ -83,9 +84,10 @@ extension DialogEngine {
             return ["dialog_node": "root"]
         case .startAt(let n):
             return .object(JSONObject([("dialog_node", .string(nodes[n].id))]))
-        case .frame(let f, let focus):
+        case .frame(let f, let focus, let skipped):
             var o = JSONObject([("dialog_node", .string(nodes[f].id)), ("state", "in_progress")])
             if let focus { o["slot_in_focus"] = .string(nodes[focus].id) }
+            if !skipped.isEmpty { o["skipped_slots"] = .array(skipped.sorted().map { .string(nodes[$0].id) }) }
             return .object(o)
         }
     }
@@ -93,11 +95,11 @@ extension DialogEngine {
 
 /// Where the next input is evaluated. Hark's `dialog_stack` holds one entry:
 /// `{"dialog_node": "root"}`, `{"dialog_node": id}` (evaluate from this node on among its siblings, then
-/// root), or `{"dialog_node": frame, "state": "in_progress", "slot_in_focus": slot}`.
+/// root), or `{"dialog_node": frame, "state": "in_progress", "slot_in_focus": slot, "skipped_slots": [slot]?}`.
 enum StackEntry {
     case root
     case startAt(Int)
-    case frame(Int, focus: Int?)
+    case frame(Int, focus: Int?, skipped: Set<Int>)
 }
 
 /// The mutable state of one turn.
@@ -225,11 +227,15 @@ struct DialogRun {
     // MARK: Frames and slots
 
     /// Fills the frame's slots from the input, prompts for the first empty required slot, or, when all are
-    /// filled, gives the frame's own response.
-    mutating func runFrame<R: RandomNumberGenerator>(_ f: Int, focus: Int?, random: inout R) {
+    /// filled, gives the frame's own response. Input is tried in IBM's documented order: Found (slot
+    /// check-for and `filled` responses), the frame's `generic` handlers, digressions to root nodes when the
+    /// frame allows them, then the focused slot's Not found (`nomatch`) responses.
+    mutating func runFrame<R: RandomNumberGenerator>(_ f: Int, focus: Int?, skipped: Set<Int> = [], random: inout R) {
         let frame = nodes[f]
+        var skipped = skipped
         var filled = Set<Int>()
-        for s in frame.slots {
+        var skipToResponse = false
+        for s in frame.slots where !skipped.contains(s) {
             let slot = nodes[s]
             if let enabling = slot.enabling, !holds(enabling) { continue }
             guard let check = slot.checkFor, check.isTrue(in: scope) else { continue }
@@ -249,58 +255,69 @@ struct DialogRun {
                     log("err", "\(slot.label) check-for: \(error.description)")
                 }
             }
-            if let h = slot.filledHandler, holds(nodes[h].condition) {
-                turn.nodesVisited.append(nodes[h].id)
-                apply(nodes[h].context, at: nodes[h].label)
-                emit(h, random: &random)
-            }
-        }
-        var answered = false
-        if filled.isEmpty, focus != nil {
-            for h in frame.handlers where nodes[h].eventName == "generic" && holds(nodes[h].condition) {
-                turn.nodesVisited.append(nodes[h].id)
-                apply(nodes[h].context, at: nodes[h].label)
-                emit(h, random: &random)
-                answered = true
-                if nodes[h].behavior == .skipAllSlots {
-                    respond(f, random: &random)
-                    return
+            // Found: the first true response; "clear slot and prompt again" is `reprompt`.
+            if let h = answer(slot.filledHandlers, random: &random) {
+                switch nodes[h].behavior {
+                case .reprompt: if let variable = slot.variable { scope.context[variable] = .null }
+                case .skipAllSlots: skipToResponse = true
+                default: break
                 }
-                break
             }
         }
-        if let focus, filled.isEmpty, !answered, frame.digressOutSlots == "allow_all" || frame.digressOutSlots == "allow_returning",
-            digress(from: f, focus: focus, random: &random)
-        {
-            return
-        }
-        if let focus, !filled.contains(focus), !answered, let h = nodes[focus].nomatchHandler, holds(nodes[h].condition) {
-            turn.nodesVisited.append(nodes[h].id)
-            apply(nodes[h].context, at: nodes[h].label)
-            emit(h, random: &random)
-            answered = true
-        }
-        for s in frame.slots {
-            let slot = nodes[s]
-            if let enabling = slot.enabling, !holds(enabling) { continue }
-            // A slot without a prompt is optional.
-            guard let prompt = slot.focusHandler, let variable = slot.variable else { continue }
-            if let value = scope.context[variable], !value.isNull { continue }
-            // The "not found" response stands in for the prompt when it answered this slot.
-            if !(answered && s == focus) {
-                turn.nodesVisited.append(nodes[prompt].id)
-                apply(nodes[prompt].context, at: nodes[prompt].label)
-                emit(prompt, random: &random)
+        var nomatched = false
+        if let focus, filled.isEmpty, !skipToResponse {
+            let generic = frame.handlers.filter { nodes[$0].eventName == "generic" }
+            if let h = answer(generic, random: &random) {
+                // A slot handler answers, then the prompt is repeated unless it says otherwise.
+                switch nodes[h].behavior {
+                case .skipSlot: skipped.insert(focus)
+                case .skipAllSlots: skipToResponse = true
+                default: break
+                }
+            } else if frame.digressOutSlots == "allow_all" || frame.digressOutSlots == "allow_returning",
+                digress(from: f, focus: focus, skipped: skipped, random: &random)
+            {
+                return
+            } else if let h = answer(nodes[focus].nomatchHandlers, random: &random) {
+                switch nodes[h].behavior {
+                case .reprompt: break
+                case .skipSlot: skipped.insert(focus)
+                case .skipAllSlots: skipToResponse = true
+                default: nomatched = true  // the Not found response stands in for the prompt
+                }
             }
-            next = .frame(f, focus: s)
-            return
+        }
+        if !skipToResponse {
+            for s in frame.slots where !skipped.contains(s) {
+                let slot = nodes[s]
+                if let enabling = slot.enabling, !holds(enabling) { continue }
+                // A slot without a prompt is optional.
+                guard let prompt = slot.focusHandler, let variable = slot.variable else { continue }
+                if let value = scope.context[variable], !value.isNull { continue }
+                if !(nomatched && s == focus) {
+                    turn.nodesVisited.append(nodes[prompt].id)
+                    apply(nodes[prompt].context, at: nodes[prompt].label)
+                    emit(prompt, random: &random)
+                }
+                next = .frame(f, focus: s, skipped: skipped)
+                return
+            }
         }
         respond(f, random: &random)
     }
 
+    /// Runs the first handler whose condition holds (context, output); returns it.
+    private mutating func answer<R: RandomNumberGenerator>(_ handlers: [Int], random: inout R) -> Int? {
+        guard let h = handlers.first(where: { holds(nodes[$0].condition) }) else { return nil }
+        turn.nodesVisited.append(nodes[h].id)
+        apply(nodes[h].context, at: nodes[h].label)
+        emit(h, random: &random)
+        return h
+    }
+
     /// Offers the input to the root nodes a frame may digress to; true when one answered. When that branch
     /// finished in this turn and its root node returns, the frame asks for the slot in focus again.
-    private mutating func digress<R: RandomNumberGenerator>(from f: Int, focus: Int, random: inout R) -> Bool {
+    private mutating func digress<R: RandomNumberGenerator>(from f: Int, focus: Int, skipped: Set<Int>, random: inout R) -> Bool {
         for entry in engine.rootLevel where entry.node != f {
             let target = nodes[entry.node]
             if case .anythingElse = target.condition { continue }
@@ -312,7 +329,7 @@ struct DialogRun {
             if returns, !stopped, case .root = next, let prompt = nodes[focus].focusHandler {
                 turn.nodesVisited.append(nodes[prompt].id)
                 emit(prompt, random: &random)
-                next = .frame(f, focus: focus)
+                next = .frame(f, focus: focus, skipped: skipped)
             }
             return true
         }
@@ -338,7 +355,7 @@ struct DialogRun {
         switch compiled {
         case .literal(let v):
             return v
-        case .value(let t, _):
+        case .value(let t):
             do {
                 return try t.value(in: scope)
             } catch {

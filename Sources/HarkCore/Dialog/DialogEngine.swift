@@ -28,7 +28,9 @@ public struct DialogEngine: Sendable {
     /// Upper bound on nodes fired in one turn: a jump_to cycle or skip_user_input chain stops here.
     let maxStepsPerTurn = 64
 
-    /// Things in the workspace the engine loads but cannot run as Watson would, each naming the node.
+    /// Things in the dialog the engine cannot run as Watson would, each naming the node: dormant slots,
+    /// digressions, handler events, unsupported methods in output and context templates. Unsupported
+    /// methods in conditions and non-client actions are reported by the workspace loader instead.
     public private(set) var warnings: [String] = []
 
     public init(workspace: Workspace) throws(DialogCompileError) {
@@ -53,7 +55,7 @@ enum DialogCondition: Sendable {
 indirect enum CompiledValue: Sendable {
     case literal(JSONValue)
     /// A context value string: evaluated to a typed value (`"<? $n + 1 ?>"` → number).
-    case value(Template, source: String)
+    case value(Template)
     /// An output string: rendered to text.
     case rendered(Template)
     case object([(String, CompiledValue)])
@@ -115,8 +117,10 @@ struct CompiledNode: Sendable {
     var checkFor: CompiledExpression?
     var inputHandler: Int?
     var focusHandler: Int?
-    var filledHandler: Int?
-    var nomatchHandler: Int?
+    /// Found responses, in order: the first whose condition holds answers.
+    var filledHandlers: [Int] = []
+    /// Not found responses, in order.
+    var nomatchHandlers: [Int] = []
     var eventName: String?
 }
 
@@ -148,7 +152,10 @@ struct DialogCompiler {
             }
             grouped[parent, default: []].append(i)
         }
-        for (parent, members) in grouped { childrenOf[parent] = siblingOrder(members, parent: parent) }
+        // Sorted so warnings come out in the same order on every load.
+        for (parent, members) in grouped.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            childrenOf[parent] = siblingOrder(members, parent: parent)
+        }
 
         rootLevel = level(of: nil, owner: nil, folders: [])
         for i in nodes.indices {
@@ -185,13 +192,8 @@ struct DialogCompiler {
             if nodes[i].selector == .client {
                 warnings.append("dialog node \(node.id): jump_to selector 'client' runs as 'condition'")
             }
-            if let b = nodes[i].behavior, b == .reprompt || b == .skipAllSlots || b == .skipSlot {
-                if source[i].type != .eventHandler {
-                    warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' outside a slot handler is ignored")
-                }
-            }
-            for a in node.actions where a.type != "client" {
-                warnings.append("dialog node \(node.id): action '\(a.name)' of type '\(a.type)' is passed to the client, not run")
+            if let b = nodes[i].behavior, b == .reprompt || b == .skipAllSlots || b == .skipSlot, node.type != .eventHandler {
+                warnings.append("dialog node \(node.id): next_step '\(b.rawValue)' is only run on slot handlers")
             }
         }
     }
@@ -251,8 +253,8 @@ struct DialogCompiler {
             switch nodes[h].eventName {
             case "input": nodes[i].inputHandler = nodes[i].inputHandler ?? h
             case "focus": nodes[i].focusHandler = nodes[i].focusHandler ?? h
-            case "filled": nodes[i].filledHandler = nodes[i].filledHandler ?? h
-            case "nomatch": nodes[i].nomatchHandler = nodes[i].nomatchHandler ?? h
+            case "filled": nodes[i].filledHandlers.append(h)
+            case "nomatch": nodes[i].nomatchHandlers.append(h)
             default: warnings.append("dialog node \(nodes[h].id): slot handler event '\(nodes[h].eventName ?? "")' is not run")
             }
         }
@@ -319,9 +321,8 @@ struct DialogCompiler {
         case "irrelevant": return .irrelevant
         default:
             do {
-                let e = try CompiledExpression.parse(trimmed)
-                for f in e.unsupportedFeatures { warnings.append("dialog node \(node.id): conditions use \(f), which Hark does not support") }
-                return .expression(e)
+                // Unsupported methods in conditions are the loader's warnings already (Assistant joins both lists).
+                return .expression(try CompiledExpression.parse(trimmed))
             } catch {
                 throw DialogCompileError(message: "\(path): \(error.description)")
             }
@@ -348,7 +349,7 @@ struct DialogCompiler {
         case .string(let s):
             if Self.isPlain(s) { return .literal(value) }
             let t = try template(s, at: path)
-            return typed ? .value(t, source: s) : .rendered(t)
+            return typed ? .value(t) : .rendered(t)
         case .object(let o):
             var members: [(String, CompiledValue)] = []
             for (k, v) in o.pairs { members.append((k, try compileValue(v, typed: typed, at: "\(path).\(k)"))) }
