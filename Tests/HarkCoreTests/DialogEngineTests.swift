@@ -2,17 +2,6 @@ import Foundation
 import Testing
 @testable import HarkCore
 
-/// A deterministic generator so `random` selection is reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A dialog node with a text output, built the way the tests read best.
 func dnode(
@@ -61,7 +50,7 @@ func understanding(_ text: String = "", intent: String? = nil, confidence: Doubl
 struct Conversation {
     let engine: DialogEngine
     var context = JSONObject()
-    var random = SeededGenerator(state: 7)
+    var random = SplitMix64(seed: 7)
     let now = Date(timeIntervalSince1970: 1_764_460_800)  // 2025-11-30 00:00 UTC
 
     init(_ nodes: [DialogNode], link: Bool = true) throws {

@@ -4,17 +4,6 @@ import Testing
 
 /// Random input must never trap the parser or evaluator: it either parses or throws `ExpressionError`.
 @Suite struct ExpressionFuzzTests {
-    /// SplitMix64: deterministic, so a failure reproduces.
-    struct Rng: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let pieces = [
         "@", "#", "$", "(", ")", "[", "]", "{", "}", "'", "\"", ".", "?.", "?", ":", "!", "&&", "||", "==", "<", ">=",
@@ -26,7 +15,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4])
     func randomExpressionsNeverTrap(seed: UInt64) {
-        var rng = Rng(state: seed)
+        var rng = SplitMix64(seed: seed)
         let scope = ExpressionFixture.scope
         var parsed = 0
         for _ in 0..<2_500 {
@@ -47,7 +36,7 @@ import Testing
     }
 
     @Test func randomCharactersNeverTrap() {
-        var rng = Rng(state: 42)
+        var rng = SplitMix64(seed: 42)
         let alphabet = Array("@#$()[]{}'\".?:!&|=<>+-*/%^, abc019_\\é\n\t")
         for _ in 0..<3_000 {
             let s = String((0..<Int.random(in: 0...20, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })

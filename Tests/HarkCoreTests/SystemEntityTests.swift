@@ -233,7 +233,7 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
     }
 
     @Test func neverCrashesAndStaysInsideTheText() {
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         let pieces = ["1", "9999999999999999999999", ",", ".", ":", "-", "/", "%", "$", " ", "a", "the", "hundred",
                       "and", "point", "twenty", "first", "at", "in", "on", "march", "pm", "p", "m", "o", "'",
                       "half", "past", "to", "days", "ago", "😀", "e\u{301}", "\u{0}", "ｱ", "\n", "dozen", "minus",
@@ -260,14 +260,3 @@ private func found(_ text: String, _ x: SystemEntityExtractor = all, now: Date =
     }
 }
 
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
