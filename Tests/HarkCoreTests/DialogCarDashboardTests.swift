@@ -6,17 +6,7 @@ import Testing
 /// feeds the intent and entities Watson would have found.
 @Suite("Dialog over car-dashboard.json")
 struct DialogCarDashboardTests {
-    /// `../shared/benchmarks/…` from the package root; a git worktree under `wt/` sits one level deeper.
-    static let url: URL = {
-        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let relative = "shared/benchmarks/watson-workspaces/car-dashboard.json"
-        for _ in 0..<3 {
-            dir = dir.deletingLastPathComponent()
-            let candidate = dir.appendingPathComponent(relative)
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-        }
-        return dir.appendingPathComponent(relative)
-    }()
+    static let url = Fixtures.watson("car-dashboard")
 
     static func load() throws -> (Workspace, DialogEngine) {
         let workspace = try Workspace.load(from: url)

@@ -4,22 +4,6 @@ import Testing
 
 /// Every condition, `<? ?>` expression and `$var`/`@entity` reference in IBM's sample exports must parse.
 @Suite struct ExpressionWorkspaceTests {
-    /// `../shared/benchmarks/watson-workspaces` relative to the package root (resolved from `#filePath`);
-    /// a worktree sits one level deeper than the main checkout, so parent directories are tried too.
-    static let benchmarks: URL = {
-        var root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = root.appendingPathComponent("../shared/benchmarks/watson-workspaces").standardized
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            root = root.deletingLastPathComponent()
-        }
-        return root.appendingPathComponent("../shared/benchmarks/watson-workspaces").standardized
-    }()
-
-    /// The special words the dialog runtime handles itself.
-    static let special: Set<String> = ["anything_else", "conversation_start", "welcome", "irrelevant"]
-
     /// Collects every string inside an output or context value.
     static func strings(in value: JSONValue, into out: inout [String]) {
         switch value {
@@ -32,14 +16,14 @@ import Testing
 
     @Test(arguments: ["car-dashboard", "bank-simple", "serverless-home-automation"])
     func everyExpressionParses(workspace: String) throws {
-        let url = Self.benchmarks.appendingPathComponent("\(workspace).json")
+        let url = Fixtures.watson(workspace)
         let json = try JSONValue.parse(Data(contentsOf: url))
         let nodes = try #require(json["dialog_nodes"]?.arrayValue)
         #expect(!nodes.isEmpty)
         var conditions = 0, templates = 0, substituting = 0
         var unsupported: [String] = []
         for node in nodes {
-            if let c = node["conditions"]?.stringValue, !Self.special.contains(c.trimmingCharacters(in: .whitespaces)) {
+            if let c = node["conditions"]?.stringValue, !WorkspaceDecoder.specialConditions.contains(c.trimmingCharacters(in: .whitespaces)) {
                 let e = try CompiledExpression.parse(c)
                 unsupported += e.unsupportedFeatures
                 // A condition must evaluate without crashing in an empty turn.

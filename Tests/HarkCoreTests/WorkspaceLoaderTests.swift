@@ -2,14 +2,6 @@ import Foundation
 import Testing
 @testable import HarkCore
 
-/// The shared benchmark data, `../shared/benchmarks` from the package root.
-enum Fixtures {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let benchmarks = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/benchmarks")
-    static func watson(_ name: String) -> URL { benchmarks.appendingPathComponent("watson-workspaces/\(name).json") }
-    static let home = packageRoot.appendingPathComponent("Intents/home.json")
-}
-
 @Suite struct WorkspaceLoaderTests {
     @Test(arguments: ["car-dashboard", "bank-simple", "serverless-home-automation"])
     func watsonExportsLoad(name: String) throws {
