@@ -82,6 +82,18 @@ struct WorkspaceDecoder {
         return s
     }
 
+    /// A string naming one case of `E`; anything else is a problem that lists the allowed names.
+    mutating func enumeration<E: RawRepresentable & CaseIterable>(
+        _ value: JSONValue?, _ path: String, _ what: String, required: Bool = false
+    ) -> E? where E.RawValue == String {
+        guard let raw = string(value, path, required: required) else { return nil }
+        guard let e = E(rawValue: raw) else {
+            problem(path, "unknown \(what) \"\(raw)\": expected one of \(E.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return e
+    }
+
     mutating func bool(_ value: JSONValue?, _ path: String) -> Bool? {
         guard let value, !value.isNull else { return nil }
         guard case .bool(let b) = value else {
@@ -245,13 +257,7 @@ struct WorkspaceDecoder {
                 continue
             }
             var node = DialogNode(id: id)
-            if let t = string(o["type"], "\(here).type") {
-                if let type = DialogNode.NodeType(rawValue: t) {
-                    node.type = type
-                } else {
-                    problem("\(here).type", "unknown node type \"\(t)\": expected one of \(DialogNode.NodeType.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-            }
+            if let type: DialogNode.NodeType = enumeration(o["type"], "\(here).type", "node type") { node.type = type }
             node.title = string(o["title"], "\(here).title")
             node.parent = string(o["parent"], "\(here).parent")
             node.previousSibling = string(o["previous_sibling"], "\(here).previous_sibling")
@@ -349,19 +355,9 @@ struct WorkspaceDecoder {
     }
 
     mutating func decodeNextStep(_ o: JSONObject, _ path: String) -> NextStep? {
-        guard let b = string(o["behavior"], "\(path).behavior", required: true) else { return nil }
-        guard let behavior = NextStep.Behavior(rawValue: b) else {
-            problem("\(path).behavior", "unknown behavior \"\(b)\": expected one of \(NextStep.Behavior.allCases.map(\.rawValue).joined(separator: ", "))")
-            return nil
-        }
+        guard let behavior: NextStep.Behavior = enumeration(o["behavior"], "\(path).behavior", "behavior", required: true) else { return nil }
         var step = NextStep(behavior: behavior)
-        if let s = string(o["selector"], "\(path).selector") {
-            if let selector = NextStep.Selector(rawValue: s) {
-                step.selector = selector
-            } else {
-                problem("\(path).selector", "unknown selector \"\(s)\": expected one of \(NextStep.Selector.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-        }
+        step.selector = enumeration(o["selector"], "\(path).selector", "selector")
         step.dialogNode = string(o["dialog_node"], "\(path).dialog_node")
         return step
     }
