@@ -24,6 +24,28 @@ struct ExpressionToken: Sendable {
 @inline(__always) func isNameStart(_ c: Character) -> Bool { c.isLetter || c == "_" }
 @inline(__always) func isNameChar(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" }
 
+/// Where a sigil name starting at `start` ends: letters, digits and `_`, plus `-` when a letter or `_`
+/// follows it (so `@sys-number` and `$card-type` are names while `$count-1` is a subtraction). With
+/// `allowDot`, `.` between name characters too (Watson allows dots in intent names). Shared by the
+/// expression lexer and output-text templates so both read names alike.
+func nameEnd(in chars: [Character], from start: Int, allowDot: Bool) -> Int {
+    var pos = start
+    while pos < chars.count {
+        let c = chars[pos]
+        let next: Character? = pos + 1 < chars.count ? chars[pos + 1] : nil
+        if isNameChar(c) {
+            pos += 1
+        } else if c == "-", let n = next, isNameStart(n) {
+            pos += 1
+        } else if allowDot, c == ".", let n = next, isNameChar(n) {
+            pos += 1
+        } else {
+            break
+        }
+    }
+    return pos
+}
+
 /// Turns an expression into tokens. Offsets count `Character`s from the start of the source.
 struct ExpressionLexer {
     let chars: [Character]
@@ -41,22 +63,10 @@ struct ExpressionLexer {
 
     func peek(_ k: Int = 0) -> Character? { pos + k < chars.count ? chars[pos + k] : nil }
 
-    /// A sigil name: letters, digits and `_`, plus `-` when a letter or `_` follows it (so `@sys-number` and
-    /// `$card-type` are names while `$count-1` is a subtraction). Intent names may also contain `.` between
-    /// name characters (Watson allows dots in intent names).
+    /// A sigil name: see `nameEnd(in:from:allowDot:)`.
     mutating func scanName(allowDot: Bool) -> String {
         let start = pos
-        while let c = peek() {
-            if isNameChar(c) {
-                pos += 1
-            } else if c == "-", let n = peek(1), isNameStart(n) {
-                pos += 1
-            } else if allowDot, c == ".", let n = peek(1), isNameChar(n) {
-                pos += 1
-            } else {
-                break
-            }
-        }
+        pos = nameEnd(in: chars, from: pos, allowDot: allowDot)
         return String(chars[start..<pos])
     }
 

@@ -129,18 +129,10 @@ struct TemplateParser {
         }
     }
 
-    /// Same name rule as the expression lexer: `-` only when a letter or `_` follows.
+    /// Same name rule as the expression lexer (`nameEnd`), without dots.
     mutating func scanName() -> String {
         let start = pos
-        while let c = peek() {
-            if isNameChar(c) {
-                pos += 1
-            } else if c == "-", let n = peek(1), isNameStart(n) {
-                pos += 1
-            } else {
-                break
-            }
-        }
+        pos = nameEnd(in: chars, from: pos, allowDot: false)
         return String(chars[start..<pos])
     }
 
