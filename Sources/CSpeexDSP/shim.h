@@ -1,0 +1,2 @@
+#include <speex/speex_resampler.h>
+#include <speex/speex_preprocess.h>

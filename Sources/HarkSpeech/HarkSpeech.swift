@@ -1,0 +1,1 @@
+// Recognition and synthesis; see docs/speech.md.

@@ -1,0 +1,1 @@
+// Speech tests; see RoundTripTests.
