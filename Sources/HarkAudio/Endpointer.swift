@@ -100,7 +100,7 @@ public final class Endpointer {
     private var candidateStart: Int?
     private var candidateFrames = 0
     private var silentFrames = 0
-    /// The levels (dBFS) of the frames inside the noise floor window, oldest first, as a ring.
+    /// The smoothed levels (dBFS) inside the noise floor window, a ring whose next slot is `recentNext`.
     private var recentLevels: [Double] = []
     private var recentNext = 0
     private let windowFrames: Int
