@@ -5,8 +5,13 @@ import HarkAudio
 ///
 /// A synthesizer is only a set of options (voice, rate, pitch, volume), checked when it is made; the
 /// engine behind it is the process's single eSpeak NG (`ESpeakEngine`), so any number of synthesizers
-/// may exist and be used from any thread, one synthesis at a time. Output is deterministic: the same
-/// text and options give the same samples.
+/// may exist and be used from any thread, one synthesis at a time.
+///
+/// Output is deterministic per process history, not per call: a fresh process speaking the same requests
+/// in the same order gives identical bytes, but eSpeak NG 1.51 keeps its pitch-flutter phase in a
+/// function-local static (`Flutter_ix` in wavegen.c) that no API resets, so the same text spoken twice in
+/// one process differs slightly (measured: "good morning" 14716, 14729, 14733 samples; same words,
+/// same envelope; a 2.8 s sentence varied between 62205 and 62846 samples, ±15 ms, over 12 calls).
 public struct SpeechSynthesizer: Sendable {
     /// Speaking rates eSpeak NG accepts, in words per minute (`espeakRATE_MINIMUM`…`espeakRATE_MAXIMUM`).
     public static let rateRange = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
@@ -78,6 +83,12 @@ public struct SpeechSynthesizer: Sendable {
     /// sink's error if a write fails (synthesis stops there).
     @discardableResult
     public func speak(_ text: String, to sink: AudioSink) throws(SynthesisError) -> SpeechDelivery {
+        try speak(text, to: sink, tap: nil)
+    }
+
+    /// `speak`, also handing `tap` every chunk exactly as eSpeak produced it (before conversion), so tests
+    /// can compare what reached the sink with the very audio it came from: two syntheses of one text differ.
+    func speak(_ text: String, to sink: AudioSink, tap: ((PCMBuffer) -> Void)?) throws(SynthesisError) -> SpeechDelivery {
         let target = sink.format
         let mono = PCMFormat(sampleRate: outputFormat.sampleRate, channels: 1)
         let resampler: Resampler?
@@ -93,6 +104,7 @@ public struct SpeechSynthesizer: Sendable {
         var failure: SynthesisError?
 
         func deliver(_ buffer: PCMBuffer, last: Bool) -> Bool {
+            guard failure == nil else { return false }
             do {
                 var converted = buffer
                 if let resampler {
@@ -114,8 +126,16 @@ public struct SpeechSynthesizer: Sendable {
             }
         }
 
-        try run(text) { chunk in deliver(PCMBuffer(format: mono, samples: Array(chunk)), last: false) }
-        if let failure { throw failure }
+        do {
+            try run(text) { chunk in
+                let buffer = PCMBuffer(format: mono, samples: Array(chunk))
+                tap?(buffer)
+                return deliver(buffer, last: false)
+            }
+        } catch {
+            // A failed write stops eSpeak, which then reports ENS_SPEECH_STOPPED: the write's error is the cause.
+            throw failure ?? error
+        }
         // The resampler holds back its filter's delay: flush it so the reply's last syllable is heard.
         if resampler != nil {
             _ = deliver(PCMBuffer(format: mono), last: true)
