@@ -4,7 +4,9 @@ import CEspeakNG
 /// dictionary give phonemes, which a phoneme map turns into the acoustic model's ARPAbet phones.
 ///
 /// eSpeak is what Hark speaks with, so a word it pronounces is a word the recogniser expects said the same
-/// way. Measured against cmudict (PronunciationTests): exact match on most common words, not on names.
+/// way. Measured against cmudict (PronunciationTests): 92% of 300 common words match a cmudict
+/// pronunciation exactly (phone error rate 2%); of words sampled evenly through cmudict, mostly names,
+/// 57% (11%); all 117k plain cmudict words, 60% (10%).
 public struct ESpeakPronouncer: Sendable {
     /// The eSpeak NG voice whose rules are used (`en-us` matches the en-us acoustic model).
     public let voice: String
@@ -31,7 +33,13 @@ public struct ESpeakPronouncer: Sendable {
             guard let mapped = phonemeMap[phoneme] else {
                 throw .unmappedPhoneme(word: word, phoneme: phoneme, eSpeakPhonemes: phonemes.joined(separator: " "))
             }
-            phones += mapped
+            for phone in mapped {
+                // eSpeak writes an r-coloured vowel and then the linking r ("nearest" n i@3 r @ s t,
+                // "arrive" 3 r aI v); cmudict has one R (N IH R AH S T, ER AY V). Measured over cmudict's
+                // 117k plain words: 57.2% → 59.7% exact.
+                if phone == "R", let last = phones.last, last == "R" || last == "ER" { continue }
+                phones.append(phone)
+            }
         }
         guard !phones.isEmpty else { throw .noPhonemes(word: word) }
         return phones
