@@ -1,3 +1,4 @@
+import CEspeakNG
 import HarkAudio
 @testable import HarkSpeech
 import Testing
@@ -190,6 +191,7 @@ struct SynthesisTests {
         #expect(delivery.frameCount == recording.frameCount)
         #expect(delivery.format == format)
         #expect(sink.drains == 0, "speak leaves draining to the caller")
+        print("speak to \(format): \(delivery.chunkCount) chunks, first audio after \(delivery.timeToFirstAudio), all after \(delivery.totalTime) for \(delivery.duration) s of speech")
 
         // The stream is exactly what eSpeak produced, converted to the sink's format: compared with the very
         // chunks this call synthesised (two syntheses of one text differ slightly, see `soundAlike`).
@@ -209,6 +211,18 @@ struct SynthesisTests {
         let separate = try synthesizer.synthesize(longReply).converted(to: format)
         let alike = soundAlike(recording, separate)
         #expect(alike, "streamed \(recording.frameCount) frames, separate \(separate.frameCount), distance \(envelopeDistance(recording, separate))")
+    }
+
+    @Test("eSpeak NG status codes become errors with the library's own message and the function's name")
+    func statusMessages() {
+        #expect(throws: Never.self) { try ESpeakError.check(ENS_OK, "espeak_ng_Synthesize") }
+        #expect {
+            try ESpeakError.check(ENS_VOICE_NOT_FOUND, "espeak_ng_SetVoiceByName(\"xx\")")
+        } throws: { error in
+            guard let error = error as? ESpeakError else { return false }
+            return error.function.hasPrefix("espeak_ng_SetVoiceByName") && error.message.contains("voice does not exist")
+                && error.code == Int32(bitPattern: UInt32(ENS_VOICE_NOT_FOUND.rawValue))
+        }
     }
 
     @Test("a failing sink stops synthesis with the sink's error")

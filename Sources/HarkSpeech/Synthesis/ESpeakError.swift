@@ -2,10 +2,10 @@ import CEspeakNG
 
 /// An error from eSpeak NG: the C function, its code and a readable message.
 ///
-/// eSpeak NG has two error vocabularies: the classic API returns `espeak_ERROR` (`EE_OK`,
-/// `EE_INTERNAL_ERROR`, `EE_BUFFER_FULL`, `EE_NOT_FOUND`), the newer `espeak_ng_*` API returns
-/// `espeak_ng_STATUS`, which `espeak_ng_GetStatusCodeMessage` can describe. `code` holds whichever the
-/// function returned; `message` says what it means.
+/// eSpeak NG has two error vocabularies: the classic API returns `espeak_ERROR` (`espeak_Initialize`
+/// returns -1, `EE_INTERNAL_ERROR`, when it cannot start), the `espeak_ng_*` API returns `espeak_ng_STATUS`,
+/// which `espeak_ng_GetStatusCodeMessage` describes. Hark calls the `espeak_ng_*` functions wherever both
+/// exist, for those messages. `code` holds what the function returned; `message` says what it means.
 public struct ESpeakError: Error, CustomStringConvertible, Sendable, Equatable {
     public var function: String
     public var code: Int32
@@ -18,18 +18,6 @@ public struct ESpeakError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     public var description: String { "\(function) failed (\(code)): \(message)" }
-
-    /// Throws unless `code` is `EE_OK` (the classic `espeak_*` functions).
-    static func check(_ code: espeak_ERROR, _ function: String) throws(ESpeakError) {
-        guard code != EE_OK else { return }
-        let message: String
-        switch code {
-        case EE_BUFFER_FULL: message = "the command buffer is full"
-        case EE_NOT_FOUND: message = "not found"
-        default: message = "internal error"
-        }
-        throw ESpeakError(function: function, code: code.rawValue, message: message)
-    }
 
     /// Throws unless `status` is `ENS_OK` (the `espeak_ng_*` functions), with the library's own message.
     /// The corresponding C function is `espeak_ng_GetStatusCodeMessage`.

@@ -174,9 +174,11 @@ public struct SpeechSynthesizer: Sendable {
     /// against the installed list; the voice itself is checked by selecting it. Call inside `withEngine`.
     private static func validate(voice: String) throws(SynthesisError) {
         let parts = voice.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
-        let unknown = SynthesisError.unknownVoice(voice, available: ESpeakEngine.voices(variants: false).compactMap(\.languages.first))
-        guard let language = parts.first, !language.isEmpty else { throw unknown }
-        do { try ESpeakEngine.select(voice: voice) } catch { throw unknown }
+        func unknown() -> SynthesisError {
+            .unknownVoice(voice, available: ESpeakEngine.voices(variants: false).compactMap(\.languages.first))
+        }
+        guard let language = parts.first, !language.isEmpty else { throw unknown() }
+        do { try ESpeakEngine.select(voice: voice) } catch { throw unknown() }
         if parts.count == 2 {
             let variants = ESpeakEngine.voices(variants: true).map(\.variantName)
             guard variants.contains(String(parts[1])) else {
