@@ -359,6 +359,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="engine processes at a time (default 2)")
     ap.add_argument("--no-ood", action="store_true", help="skip the out-of-domain false-acceptance test")
     ap.add_argument("--no-text", action="store_true", help="skip the text-path slot check (speech_text.py)")
+    ap.add_argument("--ood-voices", default=None,
+                    help="comma-separated subset of the voices (flite: kal, slt, rms, awb; espeak-ng: en-us, en-gb-x-rp+f3)")
     ap.add_argument("--reuse", action="store_true", help="reuse complete results from an earlier run")
     args = ap.parse_args()
 
@@ -420,6 +422,12 @@ def main():
         if problems:
             speechlib.die("speech: bench/data/ood-sentences.txt is not held out:\n  " + "\n  ".join(problems))
         voices = available_voices()
+        if args.ood_voices:
+            wanted = {v.strip() for v in args.ood_voices.split(",")}
+            unknown = wanted - set(FLITE_VOICES) - set(ESPEAK_VOICES)
+            if unknown:
+                speechlib.die(f"speech: unknown --ood-voices {sorted(unknown)}")
+            voices = [fv for fv in voices if fv[1] in wanted]
         ood_engines = [e for e in engines]
         if not voices:
             ood_skipped = "neither flite nor espeak-ng is installed (bash scripts/setup-bench.sh)"

@@ -5,7 +5,7 @@
 # Needs: swift build -c release; bash scripts/setup-bench.sh (sox, flite, espeak-ng, numpy, the peer's venv).
 # Writes bench/out/speech/report.md and speech.json. Options go to bench/speech.py:
 #   --half dev|test|all (default all; dev/test/all are scored from it)  --seed N (default 20240601)
-#   --snr 6 9 …  --engines hark,pocketsphinx  --jobs 2  --no-ood  --no-text  --reuse
+#   --snr 6 9 …  --engines hark,pocketsphinx  --jobs 2  --no-ood  --ood-voices slt,en-us  --no-text  --reuse
 # A missing engine (no `hark recognize` in the build, no peer venv) is reported and skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
