@@ -118,7 +118,8 @@ def hark_available(hark):
         return f"{os.path.relpath(hark, ROOT)} does not exist (swift build -c release)"
     proc = subprocess.run([hark, "recognize", "--help"], capture_output=True, text=True)
     if proc.returncode != 0:
-        return f"`hark recognize` is not available in this build ({(proc.stderr or proc.stdout).strip()[:120]})"
+        first = ((proc.stderr or proc.stdout).strip().splitlines() or [""])[0]
+        return f"`hark recognize` is not available in this build ({first[:120]})"
     return None
 
 
@@ -331,6 +332,9 @@ def accepted(row):
 
 # --- 6. report ----------------------------------------------------------------------------------------------
 
+LOAD_AT_START = os.getloadavg()
+
+
 def machine():
     model, cores = "unknown", os.cpu_count()
     try:
@@ -339,7 +343,8 @@ def machine():
         model = m.group(1).strip() if m else model
     except OSError:
         pass
-    return {"cpu": model, "cores": cores}
+    return {"cpu": model, "cores": cores, "loadavg_start": [round(x, 2) for x in LOAD_AT_START],
+            "loadavg_end": [round(x, 2) for x in os.getloadavg()]}
 
 
 def md_table(headers, rows):
@@ -394,12 +399,15 @@ def main():
     ids = clip_ids(args.half)
     halves = ["dev", "test", "all"] if args.half == "all" else [args.half]
 
-    # 2-3. engines over every condition
+    # 2-3. engines over every condition; the clips are run in their halves (dev, test) so that a dev run's
+    # results are reused (--reuse) by a later run of the whole set, and "all" is their concatenation.
+    parts = ["dev", "test"] if args.half == "all" else [args.half]
     tasks = []
     for engine in engines:
         for cond in conds:
-            files = [os.path.join(mix_dir, cond, i + ".wav") for i in ids]
-            tasks.append((engine, BARISTA, files, os.path.join(OUT, engine, f"seed-{args.seed}", args.half, cond + ".jsonl")))
+            for part in parts:
+                files = [os.path.join(mix_dir, cond, i + ".wav") for i in clip_ids(part)]
+                tasks.append((engine, BARISTA, files, os.path.join(OUT, engine, f"seed-{args.seed}", part, cond + ".jsonl")))
     results = run_tasks(tasks, hark, args.jobs, args.reuse)
 
     # 4. scores
@@ -407,6 +415,12 @@ def main():
     for engine in engines:
         for cond in conds:
             path = os.path.join(OUT, engine, f"seed-{args.seed}", args.half, cond + ".jsonl")
+            if args.half == "all":
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as joined:
+                    for part in parts:
+                        joined.write(open(os.path.join(OUT, engine, f"seed-{args.seed}", part, cond + ".jsonl"),
+                                          encoding="utf-8").read())
             for half in halves:
                 scores[(engine, half, cond)] = score(path, half)
     speed = {e: speed_summary([v for k, v in results.items() if v[0]["engine"] == e]) for e in engines}
@@ -486,7 +500,9 @@ def render(args, engines, skipped, conds, halves, scores, speed, ood, ood_skippe
     out = [f"# Speech-to-intent benchmark ({prov['date']})", "",
            f"Commit {prov['commit']}{' (dirty)' if prov['dirty'] else ''}; machine: {m['cpu']}, {m['cores']} cores; "
            f"noise seed {args.seed} (upstream mix.py, kitchen noise, whole set mixed); clips run: {args.half} "
-           f"({n_clips}); engine processes at a time: {args.jobs}.", ""]
+           f"({n_clips}); engine processes at a time: {args.jobs}. Load average (1, 5, 15 min) at start "
+           f"{m['loadavg_start']}, at end {m['loadavg_end']}: other work on the machine slows the timings, not the "
+           "accuracy.", ""]
     for engine, why in skipped.items():
         out.append(f"- **{engine} skipped**: {why}")
     if skipped:
