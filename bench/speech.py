@@ -347,10 +347,17 @@ def machine():
             "loadavg_end": [round(x, 2) for x in os.getloadavg()]}
 
 
+def cell(value):
+    """Rates and factors with 3 decimals, milliseconds and MiB whole."""
+    if isinstance(value, float) and value >= 10:
+        return f"{value:.0f}"
+    return harklib.fmt(value)
+
+
 def md_table(headers, rows):
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
-        lines.append("| " + " | ".join(harklib.fmt(c) for c in row) + " |")
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
     return "\n".join(lines)
 
 
