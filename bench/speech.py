@@ -525,7 +525,7 @@ def render(args, engines, skipped, conds, halves, scores, speed, ood, ood_skippe
             for name, values, mean in PUBLISHED:
                 rows.append([name, None, *values, mean])
         n = scores[(engines[0], half, "clean")]["n"] if engines else 0
-        out += [f"## Command acceptance, {half} half ({n} clips)", "", md_table(headers, rows), ""]
+        out += [f"## Command acceptance, {half if half == 'all' else half + ' half'} ({n} clips)", "", md_table(headers, rows), ""]
         for engine in engines:
             kinds = {c: scores[(engine, half, c)]["kinds"] for c in ("clean", snr_conds[0] if snr_conds else "clean")}
             out.append(f"- {engine} errors: " + "; ".join(
