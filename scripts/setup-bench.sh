@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Create the Python virtualenvs for the benchmark peers (bench/speed.sh). pip only; never part of make test.
+# Create the Python virtualenvs for the benchmark peers (bench/speed.sh, bench/speech.sh) and install the
+# Debian tools the speech benchmark needs (sox to read FLAC and resample, flite and espeak-ng to synthesise the
+# out-of-domain set, python3-numpy for the upstream mixer). Never part of make test.
 # Idempotent: a venv whose peer already imports is left alone. Each peer gets its own venv because
 # rhasspy-nlu needs numpy<1.24 (its networkx uses numpy aliases removed in 1.24).
 # A peer that fails to install is reported, not fatal: bench/speed.sh records it as unavailable.
@@ -29,7 +31,24 @@ make_venv() {
     fi
 }
 
-rm -f bench/.venv-hassil.failed bench/.venv-rhasspy.failed
+# The speech benchmark's Debian tools; apt may be held by another install, so wait for its lock.
+need_apt=()
+command -v sox >/dev/null || need_apt+=(sox)
+command -v flite >/dev/null || need_apt+=(flite)
+command -v espeak-ng >/dev/null || need_apt+=(espeak-ng)
+python3 -c 'import numpy' 2>/dev/null || need_apt+=(python3-numpy)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "setup-bench: apt-get install ${need_apt[*]}"
+    if ! { apt-get -o DPkg::Lock::Timeout=600 install -y "${need_apt[@]}" \
+           || { apt-get -o DPkg::Lock::Timeout=600 update && apt-get -o DPkg::Lock::Timeout=600 install -y "${need_apt[@]}"; }; }; then
+        echo "setup-bench: warning: could not install ${need_apt[*]}; bench/speech.sh will skip what needs them" >&2
+        status=1
+    fi
+fi
+
+rm -f bench/.venv-hassil.failed bench/.venv-rhasspy.failed bench/.venv-pocketsphinx.failed
 make_venv bench/.venv-hassil hassil 'hassil>=3,<4'
 make_venv bench/.venv-rhasspy rhasspynlu 'rhasspy-nlu==0.4.0' 'numpy<1.24'
+# The speech peer: plain PocketSphinx from PyPI (its wheel bundles the en-us model), see bench/speech_peer.py.
+make_venv bench/.venv-pocketsphinx pocketsphinx 'pocketsphinx==5.1.1'
 exit $status
