@@ -134,6 +134,24 @@ import Testing
         #expect(Self.extract("navigate").isEmpty)
     }
 
+    @Test func aValueInsideALongerValueOfAnotherEntityIsNotReadTwice() throws {
+        let ws = try Workspace.parse(
+            #"""
+            {"intents":[{"intent":"order","examples":[{"text":"a medium latte"}]}],
+             "entities":[
+               {"entity":"size","values":[{"value":"medium"},{"value":"large"}]},
+               {"entity":"roast","values":[{"value":"medium roast"},{"value":"dark roast"}]}
+             ]}
+            """#)
+        let extractor = EntityExtractor(workspace: ws)
+        func found(_ text: String) -> [String] {
+            extractor.extract(from: text, tokens: Tokenizer.tokenize(text)).map { "\($0.entity):\($0.value)" }
+        }
+        #expect(found("a medium roast large latte") == ["roast:medium roast", "size:large"])
+        #expect(found("a medium medium roast latte") == ["size:medium", "roast:medium roast"])
+        #expect(found("a medium latte") == ["size:medium"])
+    }
+
     @Test func offsetsCountUnicodeScalars() {
         let found = Self.extract("😀 find a diner").first { $0.entity == "amenity" }
         #expect(found.map { [$0.start, $0.end] } == [9, 14])

@@ -177,6 +177,7 @@ public struct EntityExtractor: Sendable {
                 }
             }
         }
+        found = Self.droppingNestedMatches(found)
         // Pattern entities on the original text.
         if !patterns.isEmpty {
             let ns = text as NSString
@@ -205,6 +206,19 @@ public struct EntityExtractor: Sendable {
         found.append(contentsOf: system.extract(from: text, now: now, timeZone: timeZone))
         found.sort { ($0.start, $1.end, $0.entity) < ($1.start, $0.end, $1.entity) }
         return found
+    }
+
+    /// Drops a dictionary match lying strictly inside a longer, at least as confident match of another
+    /// entity: in "a medium roast large latte" the words "medium roast" are the roast, and reading their
+    /// "medium" as a size as well would hand a dialog (or a slot-filling client taking the first `@size`)
+    /// the wrong size. Matches of the same span, or partly overlapping, are all kept, as Watson keeps them.
+    static func droppingNestedMatches(_ matches: [EntityMatch]) -> [EntityMatch] {
+        matches.filter { m in
+            !matches.contains { n in
+                n.entity != m.entity && n.start <= m.start && n.end >= m.end && n.end - n.start > m.end - m.start
+                    && n.confidence >= m.confidence
+            }
+        }
     }
 
     static func scalarOffset(_ text: String, utf16 offset: Int) -> Int {
