@@ -1,0 +1,155 @@
+import CHarkShim
+import CPocketSphinx
+import Foundation
+
+/// One PocketSphinx decoder (`ps_decoder_t`), its searches, and one utterance at a time.
+///
+/// Not Sendable: the C decoder has no locking, so it stays with whoever made it (one recogniser, one thread
+/// or actor at a time).
+public final class PocketSphinxDecoder {
+    /// A word (or phone, in a phone-loop search) of the best path with its frames (100 per second) and scores
+    /// in the decoder's log base.
+    public struct Segment: Sendable, Equatable {
+        public var word: String
+        public var startFrame: Int
+        public var endFrame: Int
+        /// Acoustic score of the segment (log base 1.0001, scaled as the search scales it).
+        public var acousticScore: Int32
+        public var languageScore: Int32
+    }
+
+    let decoder: OpaquePointer
+
+    /// A decoder configured by command-line style `arguments` (`["-hmm", path, "-dict", path, …]`); logging is
+    /// silenced first, since sphinxbase otherwise writes to the process's stderr.
+    /// The corresponding C functions are `cmd_ln_parse_r` and `ps_init`.
+    public init(arguments: [String]) throws(PocketSphinxError) {
+        chark_sphinx_silence()
+        // argv[0] is the program name, as cmd_ln_parse_r expects.
+        var argv: [UnsafeMutablePointer<CChar>?] = (["hark"] + arguments + ["-logfn", "/dev/null"]).map { strdup($0) }
+        defer { for p in argv { free(p) } }
+        let config = argv.withUnsafeMutableBufferPointer { buffer in
+            cmd_ln_parse_r(nil, ps_args(), Int32(buffer.count), buffer.baseAddress, 1)
+        }
+        guard let config else {
+            throw PocketSphinxError(function: "cmd_ln_parse_r", code: -1, message: "rejected the arguments \(arguments.joined(separator: " "))")
+        }
+        defer { cmd_ln_free_r(config) }
+        guard let decoder = ps_init(config) else {
+            throw PocketSphinxError(function: "ps_init", code: -1, message: "could not load the model (arguments: \(arguments.joined(separator: " ")))")
+        }
+        self.decoder = decoder
+    }
+
+    deinit { ps_free(decoder) }
+
+    /// Adds a JSGF grammar search called `name`. The corresponding C function is `ps_set_jsgf_string`.
+    public func addGrammar(name: String, jsgf: String) throws(PocketSphinxError) {
+        try PocketSphinxError.check(ps_set_jsgf_string(decoder, name, jsgf), "ps_set_jsgf_string", "the grammar '\(name)' was not accepted")
+    }
+
+    /// Adds an n-gram search called `name` from an ARPA or binary LM file. The corresponding C function is
+    /// `ps_set_lm_file`.
+    public func addLanguageModel(name: String, file: URL) throws(PocketSphinxError) {
+        try PocketSphinxError.check(ps_set_lm_file(decoder, name, file.path), "ps_set_lm_file", "could not load the language model \(file.path)")
+    }
+
+    /// Adds a phone-loop search called `name` weighted by a phone LM. A search reads its beams when it is
+    /// created, so `beam` (for `-beam` and `-pbeam`) and `contextIndependent` (`-allphone_ci`) are set on the
+    /// decoder's configuration only while it is created: the phone loop may then be narrower and cheaper than
+    /// the main search. The corresponding C functions are `ps_set_allphone_file` and `cmd_ln_set_float_r`.
+    public func addPhoneLoop(name: String, phoneModel: URL, beam: Double? = nil, contextIndependent: Bool? = nil) throws(PocketSphinxError) {
+        let config = ps_get_config(decoder)
+        let saved = (cmd_ln_float_r(config, "-beam"), cmd_ln_float_r(config, "-pbeam"), cmd_ln_int_r(config, "-allphone_ci"))
+        if let beam {
+            cmd_ln_set_float_r(config, "-beam", beam)
+            cmd_ln_set_float_r(config, "-pbeam", beam)
+        }
+        if let contextIndependent { cmd_ln_set_int_r(config, "-allphone_ci", contextIndependent ? 1 : 0) }
+        defer {
+            cmd_ln_set_float_r(config, "-beam", saved.0)
+            cmd_ln_set_float_r(config, "-pbeam", saved.1)
+            cmd_ln_set_int_r(config, "-allphone_ci", saved.2)
+        }
+        try PocketSphinxError.check(ps_set_allphone_file(decoder, name, phoneModel.path), "ps_set_allphone_file", "could not load the phone language model \(phoneModel.path)")
+    }
+
+    /// Makes `name` the search the next utterance uses. The corresponding C function is `ps_set_search`.
+    public func useSearch(_ name: String) throws(PocketSphinxError) {
+        try PocketSphinxError.check(ps_set_search(decoder, name), "ps_set_search", "no search named '\(name)'")
+    }
+
+    /// The corresponding C function is `ps_start_utt`.
+    public func startUtterance() throws(PocketSphinxError) {
+        try PocketSphinxError.check(ps_start_utt(decoder), "ps_start_utt", "could not start an utterance")
+    }
+
+    /// Feeds 16 kHz mono samples; `fullUtterance` says these are all of it (needed for batch CMN).
+    /// The corresponding C function is `ps_process_raw`.
+    public func process(_ samples: [Int16], fullUtterance: Bool = false) throws(PocketSphinxError) {
+        guard !samples.isEmpty else { return }
+        let code = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, fullUtterance ? 1 : 0) }
+        try PocketSphinxError.check(code, "ps_process_raw", "could not process \(samples.count) samples")
+    }
+
+    /// The corresponding C function is `ps_end_utt`.
+    public func endUtterance() throws(PocketSphinxError) {
+        try PocketSphinxError.check(ps_end_utt(decoder), "ps_end_utt", "could not end the utterance")
+    }
+
+    /// The best hypothesis so far and its path score, or `nil` (a grammar search that reached no final state).
+    /// The corresponding C function is `ps_get_hyp`.
+    public func hypothesis() -> (text: String, score: Int32)? {
+        var score: Int32 = 0
+        guard let text = ps_get_hyp(decoder, &score) else { return nil }
+        return (String(cString: text), score)
+    }
+
+    /// The segments of the best path. The corresponding C functions are `ps_seg_iter` and `ps_seg_next`.
+    public func segments() -> [Segment] {
+        var result: [Segment] = []
+        var iterator = ps_seg_iter(decoder)
+        while let segment = iterator {
+            var start: Int32 = 0
+            var end: Int32 = 0
+            var acoustic: Int32 = 0
+            var language: Int32 = 0
+            var backoff: Int32 = 0
+            ps_seg_frames(segment, &start, &end)
+            _ = ps_seg_prob(segment, &acoustic, &language, &backoff)
+            let word = ps_seg_word(segment).map { String(cString: $0) } ?? ""
+            result.append(Segment(word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, languageScore: language))
+            iterator = ps_seg_next(segment)  // frees the iterator at the end
+        }
+        return result
+    }
+
+    /// Frames (10 ms each) processed in this utterance. The corresponding C function is `ps_get_n_frames`.
+    public var frameCount: Int { Int(ps_get_n_frames(decoder)) }
+
+    /// A score in the decoder's log base as a natural logarithm. The corresponding C function is
+    /// `logmath_log_to_ln`.
+    public func naturalLog(_ score: Int32) -> Double { logmath_log_to_ln(ps_get_logmath(decoder), score) }
+
+    /// The dictionary's phones for `word`, or `nil`. The corresponding C function is `ps_lookup_word`.
+    public func pronunciation(of word: String) -> String? {
+        guard let phones = ps_lookup_word(decoder, word) else { return nil }
+        defer { free(phones) }
+        return String(cString: phones)
+    }
+
+    /// The live cepstral mean (CMN) the next frames are normalised with; setting it makes one utterance's
+    /// features independent of the ones before. The corresponding C functions are `cmn_live_get` / `cmn_live_set`.
+    public var cepstralMean: [Float] {
+        get {
+            guard let feat = ps_get_feat(decoder), let cmn = feat.pointee.cmn_struct else { return [] }
+            var mean = [Float](repeating: 0, count: Int(cmn.pointee.veclen))
+            mean.withUnsafeMutableBufferPointer { cmn_live_get(cmn, $0.baseAddress) }
+            return mean
+        }
+        set {
+            guard let feat = ps_get_feat(decoder), let cmn = feat.pointee.cmn_struct, newValue.count == Int(cmn.pointee.veclen) else { return }
+            newValue.withUnsafeBufferPointer { cmn_live_set(cmn, $0.baseAddress) }
+        }
+    }
+}

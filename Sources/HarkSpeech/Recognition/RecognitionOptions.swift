@@ -1,0 +1,55 @@
+/// How a `SpeechRecognizer` searches.
+public struct RecognitionOptions: Sendable, Equatable {
+    /// What the recogniser may hear.
+    public enum Search: Sendable, Equatable {
+        /// Only the workspace's sentences (the factored JSGF grammar). The default: accurate and fast.
+        case grammar
+        /// A trigram model of the workspace's sentences: near them, not only them.
+        case languageModel
+        /// Any English (the general en-us model), for `hark transcribe --general`.
+        case general
+    }
+
+    /// How cepstral mean normalisation (CMN) sees an utterance.
+    public enum CepstralMean: Sendable, Equatable {
+        /// The mean of the whole utterance, computed when it ends: the model's own setting and what
+        /// `pocketsphinx_batch` does. Decoding happens in `finishUtterance`.
+        case batch
+        /// A running mean, reset to the model's initial mean at every utterance start so that results do not
+        /// depend on what was heard before. Decoding happens as audio arrives.
+        case live
+    }
+
+    public var search: Search
+    public var cepstralMean: CepstralMean
+    /// Run the free phone loop to measure the acoustic confidence (about doubles the decoding time).
+    public var measuresConfidence: Bool
+    public var confidence: AcousticConfidence
+    /// The phone loop's beam (`-beam`/`-pbeam` for that search only): it needs only a good path, not the best
+    /// one, and a wide phone loop costs several times the grammar search.
+    public var phoneLoopBeam: Double
+    /// Context-independent phones in the phone loop (`-allphone_ci`): faster, a coarser reference.
+    public var phoneLoopContextIndependent: Bool
+    /// Extra PocketSphinx arguments, e.g. `["-beam": "1e-80"]`; they override the defaults.
+    public var decoderArguments: [String: String]
+
+    /// Beams wide enough that noisy speech still reaches the end of the grammar (FINDINGS.md: the defaults
+    /// lose hypotheses at 6 dB), with the cost still well under real time for a command grammar.
+    public static let defaultDecoderArguments: [String: String] = [
+        "-beam": "1e-80", "-pbeam": "1e-80", "-wbeam": "1e-50",
+    ]
+
+    public init(
+        search: Search = .grammar, cepstralMean: CepstralMean = .batch, measuresConfidence: Bool = true,
+        confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = false,
+        decoderArguments: [String: String] = [:]
+    ) {
+        self.phoneLoopBeam = phoneLoopBeam
+        self.phoneLoopContextIndependent = phoneLoopContextIndependent
+        self.search = search
+        self.cepstralMean = cepstralMean
+        self.measuresConfidence = measuresConfidence
+        self.confidence = confidence
+        self.decoderArguments = decoderArguments
+    }
+}

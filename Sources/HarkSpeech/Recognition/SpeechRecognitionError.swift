@@ -1,0 +1,32 @@
+import Foundation
+import HarkAudio
+
+/// Why a recogniser cannot be built or fed: bad model paths, words with no pronunciation, wrong audio.
+public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A model file or directory is missing: what it is and where it was looked for.
+    case missingModel(what: String, path: String)
+    /// Words of the grammar that neither the dictionary nor the pronunciation source can pronounce.
+    case unknownWords([String], dictionary: String, reason: String)
+    /// The workspace has no example the grammar can hold.
+    case emptyGrammar(workspace: String)
+    /// Audio that is not 16 kHz mono.
+    case unsupportedFormat(PCMFormat)
+    /// `process` or `finishUtterance` without `startUtterance`.
+    case noUtterance
+
+    public var description: String {
+        switch self {
+        case .missingModel(let what, let path):
+            return "\(what) not found at \(path) (install the pocketsphinx-en-us package or pass another model directory)"
+        case .unknownWords(let words, let dictionary, let reason):
+            return "no pronunciation for \(words.count) word\(words.count == 1 ? "" : "s") (not in \(dictionary); \(reason)): "
+                + words.joined(separator: ", ")
+        case .emptyGrammar(let workspace):
+            return "workspace \(workspace) has no intent example to build a speech grammar from"
+        case .unsupportedFormat(let format):
+            return "the recogniser needs 16000 Hz mono audio, got \(format)"
+        case .noUtterance:
+            return "no utterance started: call startUtterance() first"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import HarkAudio
+import HarkCore
+
+/// Recognises spoken commands of one workspace with PocketSphinx: a factored grammar of the workspace's
+/// examples, a small dictionary of just its words, and an acoustic confidence from a second, free phone-loop
+/// pass over the same audio.
+///
+/// Feed one utterance at a time: `startUtterance()`, `process(_:)` as audio arrives, `finishUtterance()`.
+/// Decode whole utterances: splitting at pauses forces each piece into a whole command (FINDINGS.md).
+/// Not Sendable: it owns a C decoder; keep it on one thread or actor.
+public final class SpeechRecognizer {
+    public let options: RecognitionOptions
+    /// The grammar the recogniser listens for (`nil` in `.general` mode).
+    public let grammar: SpeechGrammar?
+    /// Words the pronunciation source pronounced because the dictionary lacked them.
+    public let guessedWords: [String]
+
+    let decoder: PocketSphinxDecoder
+    let mainSearch: String
+    let initialMean: [Float]
+    var audio: [Int16] = []
+    var inUtterance = false
+    var decodeSeconds = 0.0
+
+    static let phoneSearch = "phones"
+
+    /// A recogniser for `workspace`'s commands (or, with `options.search == .general`, any English).
+    /// Throws `SpeechRecognitionError` for a missing model file or unpronounceable words (naming them all),
+    /// `PocketSphinxError` when PocketSphinx rejects its input.
+    public init(
+        workspace: Workspace, model: SpeechModel = SpeechModel(), options: RecognitionOptions = RecognitionOptions(),
+        pronunciations: (any PronunciationSource)? = nil
+    ) throws {
+        self.options = options
+        try model.validate(phoneLanguageModel: options.measuresConfidence, generalLanguageModel: options.search == .general)
+
+        var arguments: [String: String] = RecognitionOptions.defaultDecoderArguments
+        arguments["-hmm"] = model.acousticModel.path
+        arguments["-cmn"] = options.cepstralMean == .batch ? "batch" : "live"
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hark-recognizer-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
+        var grammar: SpeechGrammar?
+        var guessed: [String] = []
+        if options.search == .general {
+            arguments["-dict"] = model.dictionary.path
+        } else {
+            let built = SpeechGrammar(workspace: workspace)
+            guard !built.templates.isEmpty else { throw SpeechRecognitionError.emptyGrammar(workspace: workspace.source ?? workspace.name) }
+            let lexicon = try PronunciationLexicon(words: built.vocabulary, dictionary: model.dictionary, source: pronunciations)
+            guessed = lexicon.guessed
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let dictionary = scratch.appendingPathComponent("words.dict")
+            try lexicon.text.write(to: dictionary, atomically: true, encoding: .utf8)
+            arguments["-dict"] = dictionary.path
+            grammar = built
+        }
+        for (key, value) in options.decoderArguments { arguments[key] = value }
+        decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
+
+        switch options.search {
+        case .grammar:
+            mainSearch = "grammar"
+            try decoder.addGrammar(name: mainSearch, jsgf: grammar?.jsgf ?? "")
+        case .languageModel:
+            mainSearch = "ngram"
+            let file = scratch.appendingPathComponent("words.arpa")
+            try (grammar?.arpaLanguageModel() ?? "").write(to: file, atomically: true, encoding: .utf8)
+            try decoder.addLanguageModel(name: mainSearch, file: file)
+        case .general:
+            mainSearch = "general"
+            try decoder.addLanguageModel(name: mainSearch, file: model.generalLanguageModel)
+        }
+        if options.measuresConfidence {
+            try decoder.addPhoneLoop(
+                name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: options.phoneLoopBeam,
+                contextIndependent: options.phoneLoopContextIndependent)
+        }
+        try decoder.useSearch(mainSearch)
+        initialMean = decoder.cepstralMean
+        self.grammar = grammar
+        guessedWords = guessed
+    }
+
+    /// Begins an utterance (ending any unfinished one without a result).
+    public func startUtterance() throws {
+        if inUtterance, options.cepstralMean == .live { try? decoder.endUtterance() }
+        audio.removeAll(keepingCapacity: true)
+        decodeSeconds = 0
+        inUtterance = true
+        if options.cepstralMean == .live {
+            decoder.cepstralMean = initialMean
+            try decoder.startUtterance()
+        }
+    }
+
+    /// Adds audio to the utterance: 16 kHz mono, in blocks of any size as they arrive.
+    public func process(_ buffer: PCMBuffer) throws {
+        guard inUtterance else { throw SpeechRecognitionError.noUtterance }
+        guard buffer.format == .speech else { throw SpeechRecognitionError.unsupportedFormat(buffer.format) }
+        audio.append(contentsOf: buffer.samples)
+        if options.cepstralMean == .live {
+            let started = Date()
+            try decoder.process(buffer.samples)
+            decodeSeconds += Date().timeIntervalSince(started)
+        }
+    }
+
+    /// Ends the utterance and returns what was heard, with the acoustic confidence.
+    public func finishUtterance() throws -> Transcript {
+        guard inUtterance else { throw SpeechRecognitionError.noUtterance }
+        inUtterance = false
+        let started = Date()
+        if options.cepstralMean == .batch {
+            try decoder.startUtterance()
+            try decoder.process(audio, fullUtterance: true)
+        }
+        try decoder.endUtterance()
+        let hypothesis = decoder.hypothesis()
+        let segments = decoder.segments()
+        let frames = decoder.frameCount
+        var margin: Double?
+        if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
+            margin = try phoneLoopMargin(grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
+        }
+        decodeSeconds += Date().timeIntervalSince(started)
+
+        let words = segments.compactMap { segment -> Transcript.Word? in
+            guard let word = Self.spokenWord(segment.word) else { return nil }
+            return Transcript.Word(text: word, start: Double(segment.startFrame) / 100, end: Double(segment.endFrame + 1) / 100)
+        }
+        let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
+        let confidence: Double =
+            if text.isEmpty { 0 }
+            else if let margin { options.confidence.confidence(margin: margin) }
+            else { options.measuresConfidence ? 0 : 1 }
+        return Transcript(
+            text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
+            audioSeconds: Double(audio.count) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
+    }
+
+    /// Recognises one whole utterance.
+    public func recognize(_ buffer: PCMBuffer) throws -> Transcript {
+        try startUtterance()
+        try process(buffer)
+        return try finishUtterance()
+    }
+
+    /// Decodes the utterance's audio again with the free phone loop, from the same starting CMN, and returns
+    /// the grammar path's acoustic score minus the phone loop's, per frame, as a natural log.
+    func phoneLoopMargin(grammarScore: Double, frames: Int) throws -> Double {
+        try decoder.useSearch(Self.phoneSearch)
+        defer { try? decoder.useSearch(mainSearch) }
+        if options.cepstralMean == .live { decoder.cepstralMean = initialMean }
+        try decoder.startUtterance()
+        try decoder.process(audio, fullUtterance: options.cepstralMean == .batch)
+        try decoder.endUtterance()
+        let phoneScore = decoder.segments().reduce(0) { $0 + Double($1.acousticScore) }
+        return (grammarScore - phoneScore) / Double(frames) * decoder.naturalLog(1)
+    }
+
+    /// A dictionary word as text: fillers and sentence markers dropped, variant numbers removed
+    /// ("what's(2)" → "what's").
+    static func spokenWord(_ word: String) -> String? {
+        if word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++") || word == "(NULL)" { return nil }
+        if word.hasSuffix(")"), let paren = word.lastIndex(of: "(") { return String(word[..<paren]) }
+        return word
+    }
+}

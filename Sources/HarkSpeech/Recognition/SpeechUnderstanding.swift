@@ -1,0 +1,43 @@
+import HarkCore
+
+/// A spoken command understood: what was heard, what the matcher made of the words, and whether to act.
+public struct SpokenCommand: Sendable {
+    public var transcript: Transcript
+    /// The matcher's reading of `transcript.text`: exactly what typing the same words gives.
+    public var understanding: Understanding
+    /// The top intent, if any.
+    public var intent: IntentScore? { understanding.intents.first }
+    public var acousticConfidence: Double { transcript.acousticConfidence }
+    public var intentConfidence: Double { understanding.intents.first?.confidence ?? 0 }
+    /// Both confidences reached their thresholds.
+    public var accepted: Bool
+}
+
+/// Joins speech to the language engine: a transcript's text goes through the same `Matcher` as typed text
+/// (identical words give identical intents and entities), and a command is accepted only when the audio fit
+/// the words (acoustic confidence) and the words fit an intent (intent confidence). Both numbers stay
+/// visible so a front end can say which one failed.
+public struct SpeechUnderstanding: Sendable {
+    public let matcher: Matcher
+    /// Minimum acoustic confidence; 0.5 is the calibrated midpoint of `AcousticConfidence.standard`.
+    public var acousticThreshold: Double
+    /// Minimum intent confidence; Watson's reporting threshold by default.
+    public var intentThreshold: Double
+
+    public init(matcher: Matcher, acousticThreshold: Double = 0.5, intentThreshold: Double = Understanding.reportingThreshold) {
+        self.matcher = matcher
+        self.acousticThreshold = acousticThreshold
+        self.intentThreshold = intentThreshold
+    }
+
+    public init(workspace: Workspace, acousticThreshold: Double = 0.5, intentThreshold: Double = Understanding.reportingThreshold) {
+        self.init(matcher: Matcher(workspace: workspace), acousticThreshold: acousticThreshold, intentThreshold: intentThreshold)
+    }
+
+    public func understand(_ transcript: Transcript) -> SpokenCommand {
+        let understanding = matcher.understand(transcript.text)
+        let intentConfidence = understanding.intents.first?.confidence ?? 0
+        let accepted = !transcript.text.isEmpty && transcript.acousticConfidence >= acousticThreshold && intentConfidence >= intentThreshold
+        return SpokenCommand(transcript: transcript, understanding: understanding, accepted: accepted)
+    }
+}

@@ -1,0 +1,37 @@
+/// What the recogniser heard in one utterance.
+public struct Transcript: Sendable, Equatable {
+    /// A recognised word and when it was said (seconds from the utterance start).
+    public struct Word: Sendable, Equatable {
+        public var text: String
+        public var start: Double
+        public var end: Double
+
+        public init(text: String, start: Double, end: Double) {
+            self.text = text
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// The words joined by spaces; empty when nothing in the grammar was heard.
+    public var text: String
+    public var words: [Word]
+    /// How well the audio fits the recognised words compared with the best free phone sequence, 0…1
+    /// (see `AcousticConfidence`). 0 when there is no hypothesis; 1 when the confidence pass is off.
+    public var acousticConfidence: Double
+    /// The raw per-frame log-likelihood margin behind `acousticConfidence` (natural log, ≤ 0 in practice;
+    /// `nil` when not measured), kept for calibration and `--explain` output.
+    public var acousticMargin: Double?
+    public var audioSeconds: Double
+    /// Time spent decoding (both passes), milliseconds.
+    public var decodeMilliseconds: Double
+
+    public init(text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, audioSeconds: Double, decodeMilliseconds: Double) {
+        self.text = text
+        self.words = words
+        self.acousticConfidence = acousticConfidence
+        self.acousticMargin = acousticMargin
+        self.audioSeconds = audioSeconds
+        self.decodeMilliseconds = decodeMilliseconds
+    }
+}

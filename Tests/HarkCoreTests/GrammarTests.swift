@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import HarkCore
+
+@Suite("Speech grammar")
+struct GrammarTests {
+    static let workspaces: [URL] = [Fixtures.home] + ["car-dashboard", "bank-simple", "serverless-home-automation"].map(Fixtures.watson)
+
+    @Test("Text becomes dictionary words: lower case, apostrophes kept, punctuation dropped, digits spelled")
+    func normalisation() {
+        #expect(SpeechText.words("What's the time?") == ["what's", "the", "time"])
+        #expect(SpeechText.words("Go forward 10 meters!") == ["go", "forward", "ten", "meters"])
+        #expect(SpeechText.words("set it to 21.5, please") == ["set", "it", "to", "twenty", "one", "point", "five", "please"])
+        #expect(SpeechText.words("the 2nd floor") == ["the", "second", "floor"])
+        #expect(SpeechText.words("twenty-one 1,205") == ["twenty", "one", "one", "thousand", "two", "hundred", "five"])
+        #expect(SpeechText.words("call 007") == ["call", "zero", "zero", "seven"])
+    }
+
+    @Test("Entity values and synonyms in unannotated examples become the entity's rule, longest match first")
+    func entityRules() {
+        let workspace = Workspace(
+            intents: [Intent(name: "on", examples: [IntentExample(text: "Turn on the ceiling light."), IntentExample(text: "turn on the fan")])],
+            entities: [EntityDefinition(name: "device", values: [
+                EntityValue(value: "light", kind: .synonyms(["lamp", "ceiling light"])),
+                EntityValue(value: "fan", kind: .synonyms([])),
+            ])],
+            counterexamples: ["play some music"])
+        let grammar = SpeechGrammar(workspace: workspace)
+        #expect(grammar.templates == [[.word("turn"), .word("on"), .word("the"), .rule("device")]])
+        #expect(grammar.rules["device"]?.count == 4)
+        for sentence in ["turn on the lamp", "turn on the ceiling light", "turn on the fan"] {
+            #expect(grammar.accepts(text: sentence), "\(sentence)")
+        }
+        #expect(!grammar.accepts(text: "turn on the ceiling"))
+        #expect(!grammar.accepts(text: "play some music"))
+        #expect(grammar.vocabulary == ["ceiling", "fan", "lamp", "light", "on", "the", "turn"])
+    }
+
+    @Test("Mentions become rules; digits become the number rule when @sys-number is on")
+    func mentionsAndNumbers() {
+        let text = "set the heat to 21 in the kitchen"
+        let workspace = Workspace(
+            intents: [Intent(name: "heat", examples: [
+                IntentExample(text: text, mentions: [Mention(entity: "room", start: 26, end: 33)])
+            ])],
+            entities: [EntityDefinition(name: "room", values: [EntityValue(value: "kitchen", kind: .synonyms(["living room"]))])],
+            systemEntities: ["sys-number"])
+        let grammar = SpeechGrammar(workspace: workspace)
+        #expect(grammar.templates.first?.last == .rule("room"))
+        #expect(grammar.templates.first?.contains(.rule(SpeechGrammar.numberRule)) == true)
+        #expect(grammar.accepts(text: "set the heat to 21 in the living room"))
+        #expect(grammar.accepts(text: "set the heat to two hundred and five in the kitchen"))
+        #expect(grammar.accepts(text: "set the heat to 3000 in the kitchen"))
+        #expect(grammar.accepts(text: "set the heat to 20.5 in the kitchen"))
+        #expect(!grammar.accepts(text: "set the heat to in the kitchen"))
+    }
+
+    @Test("Shared beginnings and endings are merged: the graph is much smaller than the flat list")
+    func factoring() {
+        let carriers = ["can i have", "can i get", "give me", "i'd like"]
+        let drinks = ["a latte", "a mocha", "an espresso"]
+        let tails = ["", " with milk", " with sugar"]
+        var examples: [IntentExample] = []
+        for c in carriers { for d in drinks { for t in tails { examples.append(IntentExample(text: "\(c) \(d)\(t)")) } } }
+        let grammar = SpeechGrammar(workspace: Workspace(intents: [Intent(name: "order", examples: examples)]))
+        let flatTokens = grammar.templates.reduce(0) { $0 + $1.count }
+        #expect(grammar.graph.edgeCount * 4 < flatTokens)
+        for example in examples { #expect(grammar.accepts(text: example.text)) }
+        #expect(!grammar.accepts(text: "can i like a latte"))
+        #expect(grammar.jsgf.contains("public <command> = "))
+    }
+
+    @Test("Every example of the real workspaces is in the grammar's language", arguments: workspaces)
+    func examplesAreAccepted(url: URL) throws {
+        let workspace = try Workspace.load(from: url)
+        let grammar = SpeechGrammar(workspace: workspace)
+        var missing: [String] = []
+        for intent in workspace.intents { for example in intent.examples where !SpeechText.words(example.text).isEmpty && !grammar.accepts(text: example.text) { missing.append(example.text) } }
+        #expect(missing.isEmpty, "\(missing.prefix(5))")
+        let flatTokens = grammar.templates.reduce(0) { $0 + $1.count }
+        #expect(grammar.graph.edgeCount < flatTokens)
+        for word in grammar.vocabulary {
+            #expect(word == word.lowercased() && !word.contains(" ") && !word.isEmpty)
+        }
+    }
+
+    @Test("The trigram model is a proper distribution: each history's probabilities sum to one")
+    func languageModel() throws {
+        let workspace = try Workspace.load(from: Fixtures.home)
+        let grammar = SpeechGrammar(workspace: workspace)
+        let model = ARPALanguageModel(sentences: grammar.sentences())
+        let vocabulary = grammar.vocabulary + [ARPALanguageModel.sentenceEnd]
+        for history in [["<s>"], ["<s>", "turn"], ["the"], ["turn", "on"], ["what", "time"], ["hello", "there"]] {
+            let total = vocabulary.reduce(0.0) { $0 + pow(10, model.log10Probability(of: $1, after: history)) }
+            #expect(abs(total - 1) < 1e-3, "\(history): \(total)")
+        }
+        let arpa = model.arpa
+        #expect(arpa.hasPrefix("\\data\\\nngram 1="))
+        #expect(arpa.contains("\\3-grams:") && arpa.hasSuffix("\\end\\\n"))
+    }
+}

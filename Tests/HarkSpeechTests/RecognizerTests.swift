@@ -1,0 +1,166 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import Testing
+
+@testable import HarkSpeech
+
+/// Pronounces every word with one made-up phone sequence, so grammars with out-of-dictionary words load.
+struct FixedPronunciations: PronunciationSource {
+    func pronunciations(for word: String) throws -> [[String]] { [["AH", "B"]] }
+}
+
+@Suite("Speech recogniser", .serialized)
+struct RecognizerTests {
+    static let robot = Workspace(
+        name: "robot",
+        intents: [
+            Intent(name: "move", examples: [
+                IntentExample(text: "go forward 10 meters"), IntentExample(text: "go back 2 meters"),
+                IntentExample(text: "turn left"), IntentExample(text: "turn right"),
+            ]),
+            Intent(name: "stop", examples: [IntentExample(text: "stop"), IntentExample(text: "halt now")]),
+        ],
+        systemEntities: ["sys-number"])
+
+    /// A workspace for the rhasspy-en recordings, written from their sentences.ini.
+    static let rhasspyHome = Workspace(
+        name: "rhasspy-home",
+        intents: [
+            Intent(name: "GetTime", examples: [IntentExample(text: "what time is it"), IntentExample(text: "tell me the time")]),
+            Intent(name: "GetTemperature", examples: [
+                IntentExample(text: "what's the temperature"), IntentExample(text: "how hot is it"), IntentExample(text: "how cold is it"),
+            ]),
+            Intent(name: "GetGarageState", examples: [IntentExample(text: "is the garage door open"), IntentExample(text: "is the garage door closed")]),
+            Intent(name: "ChangeLightState", examples: [
+                IntentExample(text: "turn on the garage light"), IntentExample(text: "turn off garage light"),
+                IntentExample(text: "turn the living room lamp on"), IntentExample(text: "turn bedroom light off"),
+            ]),
+            Intent(name: "ChangeLightColor", examples: [
+                IntentExample(text: "set the bedroom light to red"), IntentExample(text: "set bedroom light blue"),
+                IntentExample(text: "make the bedroom light green"), IntentExample(text: "make bedroom light red"),
+                IntentExample(text: "set the bedroom light green"), IntentExample(text: "set bedroom light to blue"),
+            ]),
+        ],
+        entities: [
+            EntityDefinition(name: "name", values: [
+                EntityValue(value: "bedroom light", kind: .synonyms([])), EntityValue(value: "garage light", kind: .synonyms([])),
+                EntityValue(value: "living room lamp", kind: .synonyms([])),
+            ]),
+            EntityDefinition(name: "state", values: [EntityValue(value: "on", kind: .synonyms([])), EntityValue(value: "off", kind: .synonyms([]))]),
+            EntityDefinition(name: "color", values: ["red", "green", "blue"].map { EntityValue(value: $0, kind: .synonyms([])) }),
+        ])
+
+    static let rhasspyClips = [
+        "what_time_is_it", "whats_the_temperature", "is_the_garage_door_closed", "turn_off_the_living_room_lamp",
+        "turn_garage_light_on", "set_the_bedroom_light_to_green", "make_bedroom_light_blue",
+    ]
+
+    @Test("A real recording of \"go forward ten meters\" decodes to exactly that, with a high acoustic confidence")
+    func goForward() throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot)
+        let transcript = try recognizer.recognize(try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw")))
+        #expect(transcript.text == "go forward ten meters")
+        #expect(transcript.words.map(\.text) == ["go", "forward", "ten", "meters"])
+        #expect(transcript.acousticConfidence > 0.5)
+        #expect(abs(transcript.audioSeconds - 2.786) < 0.01)
+        #expect(transcript.words.allSatisfy { $0.start < $0.end && $0.end <= transcript.audioSeconds + 0.02 })
+    }
+
+    @Test("Fed in small blocks as they arrive, the recogniser hears what it hears in one block, every time",
+          arguments: [RecognitionOptions.CepstralMean.batch, .live])
+    func streamingAndRepeatable(mean: RecognitionOptions.CepstralMean) throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
+        let audio = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let whole = try recognizer.recognize(audio)
+        try recognizer.startUtterance()
+        for start in stride(from: 0, to: audio.samples.count, by: 1600) {
+            try recognizer.process(PCMBuffer(format: .speech, samples: Array(audio.samples[start..<min(start + 1600, audio.samples.count)])))
+        }
+        let streamed = try recognizer.finishUtterance()
+        let again = try recognizer.recognize(audio)
+        #expect(whole.text == "go forward ten meters")
+        #expect(streamed.text == whole.text && again.text == whole.text)
+        // The CMN starts from the same place each time, so the scores are the same, not merely close.
+        #expect(streamed.acousticMargin == whole.acousticMargin && again.acousticMargin == whole.acousticMargin)
+    }
+
+    @Test("Synthesized rhasspy commands are recognised and understood", arguments: rhasspyClips)
+    func rhasspyCommands(clip: String) throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.rhasspyHome)
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: RecognitionFixtures.rhasspy.appendingPathComponent("\(clip).json"))) as? [String: Any]
+        let audio = try RecognitionFixtures.wav(RecognitionFixtures.rhasspy.appendingPathComponent("\(clip).wav")).converted(to: .speech)
+        let transcript = try recognizer.recognize(audio)
+        let text = (expected?["text"] as? String) ?? ""
+        #expect(transcript.text == SpeechText.words(text == "whats the temperature" ? "what's the temperature" : text).joined(separator: " "))
+        let command = SpeechUnderstanding(workspace: Self.rhasspyHome).understand(transcript)
+        let intent = (expected?["intent"] as? [String: Any])?["name"] as? String
+        #expect(command.intent?.intent == intent)
+        #expect(command.accepted, "acoustic \(command.acousticConfidence), intent \(command.intentConfidence)")
+    }
+
+    @Test("Read speech from a novel gets a low acoustic confidence and is not accepted as a home command")
+    func outOfDomain() throws {
+        let home = try Workspace.load(from: RecognitionFixtures.home)
+        let recognizer = try SpeechRecognizer(workspace: home)
+        let understanding = SpeechUnderstanding(workspace: home)
+        for clip in ["0870", "0890", "0930"] {
+            let url = RecognitionFixtures.recordedSpeech.appendingPathComponent("sense_and_sensibility_01_austen_64kb-\(clip).wav")
+            let transcript = try recognizer.recognize(try RecognitionFixtures.wav(url))
+            let command = understanding.understand(transcript)
+            #expect(transcript.acousticConfidence < 0.2, "\(clip): heard \"\(transcript.text)\", margin \(transcript.acousticMargin ?? .nan)")
+            #expect(!command.accepted)
+        }
+    }
+
+    @Test("A missing model directory is an error naming it")
+    func missingModel() {
+        let model = SpeechModel(directory: URL(fileURLWithPath: "/nonexistent/hark-model"))
+        #expect {
+            _ = try SpeechRecognizer(workspace: Self.robot, model: model)
+        } throws: { error in
+            "\(error)".contains("/nonexistent/hark-model/en-us") && (error as? SpeechRecognitionError).map {
+                if case .missingModel = $0 { true } else { false }
+            } == true
+        }
+    }
+
+    @Test("A word missing from the dictionary is an error naming it, unless a pronunciation source knows it")
+    func unknownWords() throws {
+        let workspace = Workspace(intents: [Intent(name: "greet", examples: [IntentExample(text: "hello zorblax and quuxifer")])])
+        #expect {
+            _ = try SpeechRecognizer(workspace: workspace)
+        } throws: { error in
+            guard case .unknownWords(let words, _, _) = error as? SpeechRecognitionError else { return false }
+            return words == ["quuxifer", "zorblax"] && "\(error)".contains("zorblax") && "\(error)".contains("quuxifer")
+        }
+        let recognizer = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(measuresConfidence: false), pronunciations: FixedPronunciations())
+        #expect(recognizer.guessedWords == ["quuxifer", "zorblax"])
+    }
+
+    @Test("Audio that is not 16 kHz mono is refused with its format")
+    func wrongFormat() throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(measuresConfidence: false))
+        try recognizer.startUtterance()
+        #expect(throws: SpeechRecognitionError.unsupportedFormat(PCMFormat(sampleRate: 44_100, channels: 2))) {
+            try recognizer.process(PCMBuffer(format: PCMFormat(sampleRate: 44_100, channels: 2), samples: [0, 0]))
+        }
+    }
+
+    @Test("PocketSphinx accepts the grammar of every shipped and benchmark workspace",
+          arguments: [RecognitionFixtures.home] + ["car-dashboard", "bank-simple", "serverless-home-automation"].map {
+              RecognitionFixtures.benchmarks.appendingPathComponent("watson-workspaces/\($0).json")
+          })
+    func grammarsLoad(url: URL) throws {
+        let workspace = try Workspace.load(from: url)
+        let recognizer = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(measuresConfidence: false), pronunciations: FixedPronunciations())
+        #expect(recognizer.grammar?.vocabulary.isEmpty == false)
+    }
+
+    @Test("The trigram-model search loads and hears the command too")
+    func languageModelSearch() throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(search: .languageModel))
+        let transcript = try recognizer.recognize(try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw")))
+        #expect(transcript.text == "go forward ten meters")
+    }
+}
