@@ -1,0 +1,52 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import HarkSpeech
+
+/// `hark recognize`: audio files → transcript → intents and entities, accepted or rejected.
+enum RecognizeCommand: Command {
+    static let name = "recognize"
+    static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
+    static let usage = """
+        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--json] [--model DIR] FILE...
+
+        Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
+        mono) with a grammar generated from the workspace, then understands the transcript exactly as
+        `hark parse` understands typed text. A command is accepted when the audio fits the words (acoustic
+        confidence ≥ 0.5) and the words fit an intent (confidence ≥ 0.2).
+          --workspace PATH  Watson Assistant v1 workspace JSON (default Intents/home.json)
+          --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them)
+          --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds,
+                            decode_ms, intents, entities (as `hark parse --json`), accepted
+        \(SpeechCLI.modelUsage)
+        """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let workspacePath = try args.option("--workspace")
+        let search = try args.option("--search", parse: { ["grammar": RecognitionOptions.Search.grammar, "ngram": .languageModel][$0] },
+                                     expected: "grammar or ngram") ?? .grammar
+        let json = try args.flag("--json")
+        let model = try SpeechCLI.model(&args)
+        let files = try args.positionals()
+        try args.finish()
+        guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
+        let workspace = try loadWorkspace(workspacePath)
+        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search))
+        let understanding = SpeechUnderstanding(workspace: workspace)
+        var failures = 0
+        for file in files {
+            do {
+                let audio = try SpeechCLI.readSpeech(file)
+                let command = understanding.understand(try recognizer.recognize(audio))
+                if json { Output.line(SpeechCLI.json(file: file, command: command).serialized()) } else { print(SpeechCLI.text(file: file, command: command), terminator: "") }
+            } catch {
+                // One bad file does not lose the others' results; the exit code says something failed.
+                failures += 1
+                let message = (error as? CommandFailure)?.message ?? "\(file): \(error)"
+                printError("hark recognize: \(message)")
+                if json { Output.line(JSONValue.object(JSONObject([("file", .string(file)), ("error", .string(message))])).serialized()) }
+            }
+        }
+        return failures == 0 ? 0 : 65
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import HarkSpeech
+
+/// What the speech commands share: the model options, building a recogniser, reading audio, JSON shapes.
+enum SpeechCLI {
+    static let modelUsage = """
+          --model DIR       PocketSphinx model directory holding en-us/, cmudict-en-us.dict and
+                            en-us-phone.lm.bin (default \(SpeechModel.defaultDirectory.path))
+        """
+
+    static func model(_ args: inout Arguments) throws -> SpeechModel {
+        guard let dir = try args.option("--model") else { return SpeechModel() }
+        return SpeechModel(directory: URL(fileURLWithPath: dir))
+    }
+
+    /// `Models/pronunciations.dict` next to the working directory or the executable's repository, if any.
+    static func customDictionary() -> URL? {
+        let fm = FileManager.default
+        var dirs = [URL(fileURLWithPath: fm.currentDirectoryPath)]
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 { dirs.append(dir); dir = dir.deletingLastPathComponent() }
+        return dirs.map { $0.appendingPathComponent("Models/pronunciations.dict") }.first { fm.fileExists(atPath: $0.path) }
+    }
+
+    static func pronunciationSource() throws -> CustomThenESpeak {
+        do { return try CustomThenESpeak(customDictionary: customDictionary()) } catch { throw CommandFailure(message: "\(error)", exitCode: 65) }
+    }
+
+    /// A recogniser for `workspace`; a missing model or an unpronounceable word is a data error (65).
+    static func recognizer(workspace: Workspace, model: SpeechModel, options: RecognitionOptions) throws -> SpeechRecognizer {
+        let source = try pronunciationSource()
+        do {
+            let recognizer = try SpeechRecognizer(workspace: workspace, model: model, options: options, pronunciations: source)
+            if !recognizer.guessedWords.isEmpty {
+                printError("note: not in cmudict, pronounced from Models/pronunciations.dict or eSpeak NG: \(recognizer.guessedWords.joined(separator: ", "))")
+            }
+            return recognizer
+        } catch {
+            throw CommandFailure(message: "\(error)", exitCode: 65)
+        }
+    }
+
+    /// Reads FILE as 16 kHz mono (any rate, channels and libsndfile format; converted); a missing file is
+    /// exit 66, a corrupt or empty one 65.
+    static func readSpeech(_ path: String) throws -> PCMBuffer {
+        do {
+            return try AudioFile.readSpeech(path)
+        } catch let error as SndfileError {
+            throw CommandFailure(message: error.description, exitCode: error.kind == .missingFile ? 66 : 65)
+        }
+    }
+
+    static func round(_ x: Double, _ places: Double = 4) -> JSONValue {
+        let scale = pow(10, places)
+        return .number((x * scale).rounded() / scale)
+    }
+
+    static func transcriptFields(_ t: Transcript, into o: inout JSONObject) {
+        o["transcript"] = .string(t.text)
+        o["acoustic_confidence"] = round(t.acousticConfidence)
+        o["audio_seconds"] = round(t.audioSeconds, 3)
+        o["decode_ms"] = round(t.decodeMilliseconds, 1)
+    }
+
+    /// One `hark recognize --json` line: `hark parse --json`'s intents and entities plus the speech fields.
+    static func json(file: String, command: SpokenCommand) -> JSONValue {
+        var o = JSONObject()
+        o["file"] = .string(file)
+        transcriptFields(command.transcript, into: &o)
+        o["intents"] = .array(command.understanding.reportedIntents(alternates: false).map(\.json))
+        o["entities"] = .array(command.understanding.entities.map(\.json))
+        o["accepted"] = .bool(command.accepted)
+        return .object(o)
+    }
+
+    /// The human-readable form of a recognised command.
+    static func text(file: String, command: SpokenCommand) -> String {
+        let t = command.transcript
+        var out = "\(file): \"\(t.text)\"\n"
+        out += String(format: "  acoustic confidence %.3f, %.2f s of audio, decoded in %.1f ms\n", t.acousticConfidence, t.audioSeconds, t.decodeMilliseconds)
+        if let intent = command.intent {
+            out += String(format: "  #%@ %.4f", intent.intent, intent.confidence)
+        } else {
+            out += "  no intent"
+        }
+        let entities = command.understanding.entities.map { "@\($0.entity):\($0.value)" }
+        out += entities.isEmpty ? "\n" : "  " + entities.joined(separator: " ") + "\n"
+        out += command.accepted ? "  accepted\n" : "  rejected (\(rejectionReason(command)))\n"
+        return out
+    }
+
+    static func rejectionReason(_ c: SpokenCommand) -> String {
+        if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
+        var reasons: [String] = []
+        if c.acousticConfidence < 0.5 { reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence)) }
+        if c.intentConfidence < Understanding.reportingThreshold { reasons.append(String(format: "no intent reaches 0.2: %.3f", c.intentConfidence)) }
+        return reasons.isEmpty ? "below the thresholds" : reasons.joined(separator: "; ")
+    }
+}
