@@ -157,7 +157,8 @@ public final class SpeechRecognizer {
         try decoder.process(audio, fullUtterance: options.cepstralMean == .batch)
         try decoder.endUtterance()
         let phoneScore = decoder.segments().reduce(0) { $0 + Double($1.acousticScore) }
-        return (grammarScore - phoneScore) / Double(frames) * decoder.naturalLog(1)
+        // 5prealpha keeps acoustic scores shifted right by SENSCR_SHIFT (10 bits): scale back to log-likelihoods.
+        return (grammarScore - phoneScore) / Double(frames) * decoder.naturalLog(1) * 1024
     }
 
     /// A dictionary word as text: fillers and sentence markers dropped, variant numbers removed
