@@ -19,7 +19,11 @@ public final class SpeechRecognizer {
     let decoder: PocketSphinxDecoder
     let mainSearch: String
     let initialMean: [Float]
+    /// The utterance as decoded: the microphone floor's padding, the input with the floor added, padding.
     var audio: [Int16] = []
+    /// Samples of real input in the utterance (what `audioSeconds` reports).
+    var inputSamples = 0
+    var floor = MicrophoneFloor()
     var inUtterance = false
     var decodeSeconds = 0.0
 
@@ -87,11 +91,15 @@ public final class SpeechRecognizer {
     public func startUtterance() throws {
         if inUtterance, options.cepstralMean == .live { try? decoder.endUtterance() }
         audio.removeAll(keepingCapacity: true)
+        inputSamples = 0
+        floor.restart()
+        audio = floor.quiet()
         decodeSeconds = 0
         inUtterance = true
         if options.cepstralMean == .live {
             decoder.cepstralMean = initialMean
             try decoder.startUtterance()
+            try decoder.process(audio)
         }
     }
 
@@ -99,10 +107,12 @@ public final class SpeechRecognizer {
     public func process(_ buffer: PCMBuffer) throws {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         guard buffer.format == .speech else { throw SpeechRecognitionError.unsupportedFormat(buffer.format) }
-        audio.append(contentsOf: buffer.samples)
+        let samples = floor.adding(to: buffer.samples)
+        audio.append(contentsOf: samples)
+        inputSamples += samples.count
         if options.cepstralMean == .live {
             let started = Date()
-            try decoder.process(buffer.samples)
+            try decoder.process(samples)
             decodeSeconds += Date().timeIntervalSince(started)
         }
     }
@@ -112,9 +122,13 @@ public final class SpeechRecognizer {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         inUtterance = false
         let started = Date()
+        let tail = floor.quiet()
+        audio.append(contentsOf: tail)
         if options.cepstralMean == .batch {
             try decoder.startUtterance()
             try decoder.process(audio, fullUtterance: true)
+        } else {
+            try decoder.process(tail)
         }
         try decoder.endUtterance()
         let hypothesis = decoder.hypothesis()
@@ -128,7 +142,9 @@ public final class SpeechRecognizer {
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
-            return Transcript.Word(text: word, start: Double(segment.startFrame) / 100, end: Double(segment.endFrame + 1) / 100)
+            // Frames are 10 ms; times count from the start of the input, not of the added quiet.
+            let offset = Double(MicrophoneFloor.padding) / Double(PCMFormat.speech.sampleRate)
+            return Transcript.Word(text: word, start: max(0, Double(segment.startFrame) / 100 - offset), end: max(0, Double(segment.endFrame + 1) / 100 - offset))
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let confidence: Double =
@@ -137,7 +153,7 @@ public final class SpeechRecognizer {
             else { options.measuresConfidence ? 0 : 1 }
         return Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
-            audioSeconds: Double(audio.count) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
+            audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
     }
 
     /// Recognises one whole utterance.
