@@ -25,15 +25,18 @@ DICT = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 BEAMS = ["-beam", "1e-80", "-pbeam", "1e-80", "-wbeam", "1e-50"]
 
 
-def run_batch(wavdir, ids, hmm, mllr=None, jsgf=None, fsgdir=None, extra=()):
-    """{id: hypothesis text} from one pocketsphinx_batch run over wavdir/<id>.wav."""
+def run_batch(wavdir, ids, hmm, mllr=None, jsgf=None, fsgdir=None, extra=(), segments=False):
+    """{id: hypothesis text} from one pocketsphinx_batch run over wavdir/<id>.wav. With `segments`, the text
+    is the word segmentation instead (`-hypseg`): fillers such as <sil> included, alternate pronunciations
+    marked `word(2)`."""
     with tempfile.TemporaryDirectory(prefix="adapt-decode-") as tmp:
         ctl = os.path.join(tmp, "ctl")
         hyp = os.path.join(tmp, "hyp")
         with open(ctl, "w") as f:
             f.writelines(i + "\n" for i in ids)
         cmd = ["pocketsphinx_batch", "-hmm", hmm, "-dict", DICT, "-ctl", ctl, "-cepdir", wavdir,
-               "-cepext", ".wav", "-adcin", "yes", "-adchdr", "44", "-hyp", hyp, *BEAMS, *extra]
+               "-cepext", ".wav", "-adcin", "yes", "-adchdr", "44", *BEAMS, *extra]
+        cmd += ["-hypseg" if segments else "-hyp", hyp]
         if mllr:
             cmd += ["-mllr", mllr]
         if fsgdir:
@@ -41,7 +44,7 @@ def run_batch(wavdir, ids, hmm, mllr=None, jsgf=None, fsgdir=None, extra=()):
             with open(fsgctl, "w") as f:
                 f.writelines(os.path.join(fsgdir, i + ".fsg") + "\n" for i in ids)
             cmd += ["-fsgctl", fsgctl]
-        else:
+        elif jsgf:
             cmd += ["-jsgf", jsgf]
         log = os.path.join(tmp, "log")
         with open(log, "w") as lf:
@@ -50,6 +53,13 @@ def run_batch(wavdir, ids, hmm, mllr=None, jsgf=None, fsgdir=None, extra=()):
             tail = open(log).read()[-3000:]
             domain.die(f"pocketsphinx_batch failed (exit {rc}): {' '.join(cmd)}\n{tail}")
         out = {}
+        if segments:
+            # "uttid S s T t A a L l  sf ascr lscr word  sf ascr lscr word ... ef"
+            for line in open(hyp):
+                f = line.split()
+                if len(f) >= 9:
+                    out[f[0]] = " ".join(f[12::4])
+            return out
         for line in open(hyp):
             line = line.rstrip("\n")
             # "words words (uttid score)"

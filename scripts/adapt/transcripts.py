@@ -7,7 +7,7 @@ labels.json has only slot values, not the carrier words. For each clip this writ
 labelled slot values (in any order of the labelled set) but leaves the carrier phrase and the article free,
 compiles it to an FSG (`sphinx_jsgf2fsg`) and decodes the clip against its own FSG (`pocketsphinx_batch
 -fsgctl`). The hypothesis is the transcript: its slots are right by construction; the carrier is what the
-acoustic model heard. Clips with no hypothesis are left out (reported). Output: a SphinxTrain transcript
+acoustic model heard, with the pauses (<sil>) and noises it found between words. Clips with no hypothesis are left out (reported). Output: a SphinxTrain transcript
 file (`<s> words </s> (id)`) and the matching control file.
 """
 import argparse
@@ -45,7 +45,17 @@ def main():
                 f.write(domain.grammar(carriers, articles, slots, fixed))
             subprocess.run(["sphinx_jsgf2fsg", "-jsgf", jsgf, "-fsg", fsg], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    hyps = decode.run_batch(args.wavdir, ids, decode.MODEL, fsgdir=fsgdir)
+    hyps = decode.run_batch(args.wavdir, ids, decode.MODEL, fsgdir=fsgdir, segments=True)
+    for i, seg in hyps.items():
+        # Keep the pauses and noises the decoder found between words (speakers pause mid-order): without
+        # them Baum-Welch would have to stretch speech phones over the pause. Leading/trailing fillers are
+        # covered by <s> and </s>.
+        words = seg.split()
+        while words and words[0].startswith(("<", "[")):
+            words.pop(0)
+        while words and words[-1].startswith(("<", "[")):
+            words.pop()
+        hyps[i] = " ".join(w for k, w in enumerate(words) if not (w.startswith("<") and k and words[k - 1].startswith("<")))
     kept = [i for i in ids if hyps.get(i)]
     with open(args.out_lsn, "w") as lsn, open(args.out_ctl, "w") as ctl:
         for i in kept:
