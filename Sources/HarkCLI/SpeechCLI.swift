@@ -8,11 +8,19 @@ enum SpeechCLI {
     static let modelUsage = """
           --model DIR       PocketSphinx model directory holding en-us/, cmudict-en-us.dict and
                             en-us-phone.lm.bin (default \(SpeechModel.defaultDirectory.path))
+          --acoustic-model DIR  use this acoustic model instead of DIR/en-us (e.g. one adapted by
+                            scripts/adapt-model.sh, docs/model-adaptation.md)
         """
 
     static func model(_ args: inout Arguments) throws -> SpeechModel {
-        guard let dir = try args.option("--model") else { return SpeechModel() }
-        return SpeechModel(directory: URL(fileURLWithPath: dir))
+        let dir = try args.option("--model")
+        let acoustic = try args.option("--acoustic-model")
+        var model = dir.map { SpeechModel(directory: URL(fileURLWithPath: $0)) } ?? SpeechModel()
+        if let acoustic {
+            model = SpeechModel(acousticModel: URL(fileURLWithPath: acoustic), dictionary: model.dictionary,
+                                phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
+        }
+        return model
     }
 
     /// `Models/pronunciations.dict` next to the working directory or the executable's repository, if any.

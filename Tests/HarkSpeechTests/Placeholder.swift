@@ -1,1 +1,0 @@
-// Speech tests; see RoundTripTests.

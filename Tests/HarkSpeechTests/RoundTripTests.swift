@@ -1,0 +1,123 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import Testing
+
+@testable import HarkSpeech
+
+/// eSpeak NG speaks, the recogniser listens, the matcher understands: the whole speech path of home.json,
+/// in memory and through alsa-lib (its `file` plugin stands in for a sound card).
+@Suite("Speech round trip", .serialized)
+struct RoundTripTests {
+    static let workspace: Workspace = {
+        do { return try Workspace.load(from: RecognitionFixtures.home) } catch { fatalError("\(error)") }
+    }()
+    static func pronunciations() throws -> CustomThenESpeak {
+        try CustomThenESpeak(customDictionary: RecognitionFixtures.packageRoot.appendingPathComponent("Models/pronunciations.dict"))
+    }
+
+    static func recognizer() throws -> SpeechRecognizer {
+        try SpeechRecognizer(workspace: workspace, pronunciations: try pronunciations())
+    }
+
+    static func speech(_ text: String, rate: Int = 175) throws -> PCMBuffer {
+        try SpeechSynthesizer(rate: rate).synthesize(text).converted(to: .speech)
+    }
+
+    /// Commands of every device and information intent of home.json, worded as examples and as paraphrases
+    /// that are not examples.
+    static let commands: [(String, String)] = [
+        ("turn on the light", "OnLight"), ("switch off the lamp", "OffLight"), ("turn off the light", "OffLight"),
+        ("take a picture", "TakePicture"), ("take a photo", "TakePicture"), ("is the light on", "LightStatus"),
+        ("what time is it", "Time"), ("hello there", "Greetings"), ("thank you", "Thanks"),
+    ]
+
+    @Test("Spoken home.json commands are understood as the same words typed, at two speaking rates")
+    func commandsRoundTrip() throws {
+        let recognizer = try Self.recognizer()
+        let understanding = SpeechUnderstanding(workspace: Self.workspace)
+        var right = 0
+        var wrongActions: [String] = []
+        var total = 0
+        for rate in [150, 190] {
+            for (sentence, intent) in Self.commands {
+                total += 1
+                let command = understanding.understand(try recognizer.recognize(try Self.speech(sentence, rate: rate)))
+                // Speech and text agree exactly for identical words.
+                let typed = understanding.matcher.understand(command.transcript.text)
+                #expect(typed.intents.first?.intent == command.intent?.intent && typed.entities == command.understanding.entities)
+                if command.accepted && command.intent?.intent == intent { right += 1 }
+                if command.accepted && command.intent?.intent != intent {
+                    wrongActions.append("\(sentence) @\(rate) → \"\(command.transcript.text)\" \(command.intent?.intent ?? "-")")
+                }
+            }
+        }
+        // eSpeak NG is far from the speakers the acoustic model learnt from; most commands must still get
+        // through, and none may be taken for a different command (a wrong action is worse than "say again").
+        #expect(right * 10 >= total * 8, "\(right)/\(total) understood")
+        #expect(wrongActions.isEmpty, "\(wrongActions)")
+    }
+
+    @Test("Sentences from outside the assistant's domain are rejected, not acted on")
+    func outOfDomainIsRejected() throws {
+        let recognizer = try Self.recognizer()
+        let understanding = SpeechUnderstanding(workspace: Self.workspace)
+        let sentences = [
+            "the quick brown fox jumps over the lazy dog", "I would like to book a flight to paris tomorrow",
+            "my sister plays the violin in an orchestra", "how many kilometres is it to the nearest hospital",
+            "please remind me to buy bread and cheese", "the stock market fell sharply this morning",
+            "can you recommend a good italian restaurant", "what is the capital of australia",
+        ]
+        var accepted: [String] = []
+        for sentence in sentences {
+            let command = understanding.understand(try recognizer.recognize(try Self.speech(sentence)))
+            if command.accepted { accepted.append("\(sentence) → \"\(command.transcript.text)\" \(command.intent?.intent ?? "-")") }
+        }
+        #expect(accepted.count <= 1, "accepted: \(accepted)")
+    }
+
+    @Test("A command captured through alsa-lib (the file plugin as microphone) is endpointed and understood")
+    func throughALSA() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hark-roundtrip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // What a microphone would hear: a moment of quiet, the command, then quiet long enough to end it.
+        var stream = PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 8_000))
+        stream.append(try Self.speech("turn off the light"))
+        stream.append(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 32_000)))
+        let raw = dir.appendingPathComponent("mic.raw")
+        try AudioFile.write(stream, to: raw.path)
+        let config = dir.appendingPathComponent("asoundrc")
+        try """
+            pcm.hark_test_mic { type file slave.pcm { type null } file "/dev/null" infile "\(raw.path)" format "raw" }
+            """.write(to: config, atomically: true, encoding: .utf8)
+
+        let capture = try ALSACapture(device: "hark_test_mic", format: .speech, configFile: config.path)
+        let listener = UtteranceListener(recognizer: try Self.recognizer(), endpointer: try Endpointer())
+        let transcript = try #require(try listener.listen(to: capture))
+        #expect(listener.endReason == .trailingSilence)
+        let command = SpeechUnderstanding(workspace: Self.workspace).understand(transcript)
+        #expect(command.accepted)
+        #expect(command.intent?.intent == "OffLight", "heard \"\(transcript.text)\"")
+    }
+
+    @Test("Streaming through the endpointer hears what decoding the whole clip hears")
+    func streamingMatchesWholeClip() throws {
+        var stream = PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 4_000))
+        stream.append(try Self.speech("what time is it"))
+        stream.append(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 20_000)))
+        let listener = UtteranceListener(recognizer: try Self.recognizer(), endpointer: try Endpointer())
+        let streamed = try #require(try listener.listen(to: BufferedAudioSource(stream), blockFrames: 320))
+        #expect(streamed.text == "what time is it")
+    }
+
+    @Test("A workspace word no dictionary knows is pronounced by eSpeak NG and can be heard")
+    func unknownWordIsPronounced() throws {
+        let workspace = try Workspace.parse(
+            #"{"intents":[{"intent":"wake","examples":[{"text":"wake up zorbulax"},{"text":"good night zorbulax"}]}]}"#)
+        let recognizer = try SpeechRecognizer(workspace: workspace, pronunciations: try Self.pronunciations())
+        #expect(recognizer.guessedWords == ["zorbulax"])
+        let transcript = try recognizer.recognize(try Self.speech("wake up zorbulax"))
+        #expect(transcript.text == "wake up zorbulax")
+    }
+}
