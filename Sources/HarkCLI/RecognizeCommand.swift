@@ -8,7 +8,7 @@ enum RecognizeCommand: Command {
     static let name = "recognize"
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
-        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--json] [--model DIR] FILE...
+        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--json] [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
         mono) with a grammar generated from the workspace, then understands the transcript exactly as
@@ -16,6 +16,7 @@ enum RecognizeCommand: Command {
         confidence ≥ 0.5) and the words fit an intent (confidence ≥ 0.2).
           --workspace PATH  Watson Assistant v1 workspace JSON (default Intents/home.json)
           --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them)
+          --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
           --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds,
                             decode_ms, intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
@@ -26,12 +27,13 @@ enum RecognizeCommand: Command {
         let search = try args.option("--search", parse: { ["grammar": RecognitionOptions.Search.grammar, "ngram": .languageModel][$0] },
                                      expected: "grammar or ngram") ?? .grammar
         let json = try args.flag("--json")
+        let noConfidence = try args.flag("--no-confidence")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
         let workspace = try loadWorkspace(workspacePath)
-        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search))
+        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search, measuresConfidence: !noConfidence))
         let understanding = SpeechUnderstanding(workspace: workspace)
         var failures = 0
         for file in files {

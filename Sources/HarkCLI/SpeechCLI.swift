@@ -68,6 +68,7 @@ enum SpeechCLI {
     static func transcriptFields(_ t: Transcript, into o: inout JSONObject) {
         o["transcript"] = .string(t.text)
         o["acoustic_confidence"] = round(t.acousticConfidence)
+        if let margin = t.acousticMargin { o["acoustic_margin"] = round(margin) }
         o["audio_seconds"] = round(t.audioSeconds, 3)
         o["decode_ms"] = round(t.decodeMilliseconds, 1)
     }

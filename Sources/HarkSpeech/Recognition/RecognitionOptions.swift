@@ -41,7 +41,7 @@ public struct RecognitionOptions: Sendable, Equatable {
 
     public init(
         search: Search = .grammar, cepstralMean: CepstralMean = .batch, measuresConfidence: Bool = true,
-        confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = false,
+        confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:]
     ) {
         self.phoneLoopBeam = phoneLoopBeam
