@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
-        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI"]),
+        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio"]),
     ],
     swiftLanguageModes: [.v6]
 )

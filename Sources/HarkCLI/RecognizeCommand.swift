@@ -36,6 +36,7 @@ enum RecognizeCommand: Command {
         let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search, measuresConfidence: !noConfidence))
         let understanding = SpeechUnderstanding(workspace: workspace)
         var failures = 0
+        var exitCode: Int32 = 0
         for file in files {
             do {
                 let audio = try SpeechCLI.readSpeech(file)
@@ -44,11 +45,13 @@ enum RecognizeCommand: Command {
             } catch {
                 // One bad file does not lose the others' results; the exit code says something failed.
                 failures += 1
+                // The most specific code wins when files fail differently (66 = a missing file, 65 = bad data).
+                exitCode = max(exitCode, (error as? CommandFailure)?.exitCode ?? 65)
                 let message = (error as? CommandFailure)?.message ?? "\(file): \(error)"
                 printError("hark recognize: \(message)")
                 if json { Output.line(JSONValue.object(JSONObject([("file", .string(file)), ("error", .string(message))])).serialized()) }
             }
         }
-        return failures == 0 ? 0 : 65
+        return failures == 0 ? 0 : exitCode
     }
 }

@@ -31,6 +31,7 @@ enum TranscribeCommand: Command {
         let options = RecognitionOptions(search: general ? .general : .grammar)
         let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: options)
         var failures = 0
+        var exitCode: Int32 = 0
         for file in files {
             do {
                 let transcript = try recognizer.recognize(try SpeechCLI.readSpeech(file))
@@ -45,9 +46,10 @@ enum TranscribeCommand: Command {
             } catch {
                 // One bad file does not lose the others' results; the exit code says something failed.
                 failures += 1
+                exitCode = max(exitCode, (error as? CommandFailure)?.exitCode ?? 65)
                 printError("hark transcribe: \((error as? CommandFailure)?.message ?? "\(file): \(error)")")
             }
         }
-        return failures == 0 ? 0 : 65
+        return failures == 0 ? 0 : exitCode
     }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import HarkAudio
+import Testing
+
+/// The speech commands end to end through the built binary: say → recognize, and every bad input a clear
+/// error with its own exit code.
+@Suite("Speech commands", .serialized)
+struct SpeechCLITests {
+    static func scratch() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hark-cli-speech-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func json(_ line: Substring) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test("hark say writes a WAV that hark recognize understands as the command; JSON lines have the documented fields")
+    func sayThenRecognize() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("on.wav").path
+        let say = try CLITests.hark(["say", "--output", wav, "turn on the light"])
+        #expect(say.status == 0, "\(say.stderr)")
+        // The same audio as 8 kHz stereo: converted, not rejected.
+        let stereo = dir.appendingPathComponent("on-8k-stereo.wav").path
+        let audio = try AudioFile.read(wav)
+        try AudioFile.write(try audio.converted(to: PCMFormat(sampleRate: 8_000, channels: 2)), to: stereo)
+
+        let r = try CLITests.hark(["recognize", "--json", wav, stereo])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let o = try Self.json(line)
+            for key in ["file", "transcript", "acoustic_confidence", "audio_seconds", "decode_ms", "intents", "entities", "accepted"] {
+                #expect(o[key] != nil, "missing \(key) in \(line)")
+            }
+            #expect(o["transcript"] as? String == "turn on the light", "\(line)")
+            #expect(((o["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
+            #expect(o["accepted"] as? Bool == true)
+        }
+        // The text path gives the same intent for the same words.
+        let parsed = try Self.json(try CLITests.hark(["parse", "--json", "turn on the light"]).stdout.split(separator: "\n")[0])
+        #expect(((parsed["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
+
+        let t = try CLITests.hark(["transcribe", "--json", wav])
+        #expect(t.status == 0)
+        #expect(try Self.json(t.stdout.split(separator: "\n")[0])["transcript"] as? String == "turn on the light")
+    }
+
+    @Test("Corrupt, empty and missing files are errors naming the file; the other files are still answered")
+    func badFiles() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let corrupt = dir.appendingPathComponent("corrupt.wav")
+        try Data((0..<4_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: corrupt)
+        let empty = dir.appendingPathComponent("empty.wav")
+        try Data().write(to: empty)
+        let good = dir.appendingPathComponent("good.wav").path
+        #expect(try CLITests.hark(["say", "--output", good, "take a picture"]).status == 0)
+
+        let r = try CLITests.hark(["recognize", "--json", corrupt.path, empty.path, good])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains(corrupt.path) && r.stderr.contains(empty.path), "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(try Self.json(lines[0])["error"] != nil)
+        #expect(try Self.json(lines[2])["transcript"] as? String == "take a picture")
+
+        let missing = try CLITests.hark(["recognize", dir.appendingPathComponent("nope.wav").path])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("nope.wav"))
+    }
+
+    @Test("A missing model directory and an unknown capture or playback device are clear errors")
+    func missingModelAndDevices() throws {
+        let model = try CLITests.hark(["transcribe", "--model", "/nonexistent/hark-model", "x.wav"])
+        #expect(model.status == 65)
+        #expect(model.stderr.contains("/nonexistent/hark-model"), "\(model.stderr)")
+
+        let listen = try CLITests.hark(["listen", "--device", "hark_no_such_mic", "--wait", "1"])
+        #expect(listen.status == 69)
+        #expect(listen.stderr.contains("hark_no_such_mic"), "\(listen.stderr)")
+
+        let say = try CLITests.hark(["say", "--device", "hark_no_such_speaker", "hello"])
+        #expect(say.status == 69)
+        #expect(say.stderr.contains("hark_no_such_speaker"), "\(say.stderr)")
+    }
+
+    @Test("hark listen hears one command through alsa-lib's file plugin and stops at the trailing silence")
+    func listenThroughALSA() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("cmd.wav").path
+        #expect(try CLITests.hark(["say", "--output", wav, "switch off the lamp"]).status == 0)
+        var stream = PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 8_000))
+        stream.append(try AudioFile.read(wav))
+        stream.append(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 32_000)))
+        let raw = dir.appendingPathComponent("mic.raw").path
+        try AudioFile.write(stream, to: raw)
+        let config = dir.appendingPathComponent("asoundrc")
+        try "pcm.cli_mic { type file slave.pcm { type null } file \"/dev/null\" infile \"\(raw)\" format \"raw\" }\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.hark(["listen", "--device", "cli_mic", "--alsa-config", config.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try Self.json(try #require(r.stdout.split(separator: "\n").first))
+        #expect(((o["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OffLight", "\(r.stdout)")
+    }
+}
