@@ -1,7 +1,7 @@
 import CALSA
 import Foundation
 
-/// A PCM device alsa-lib knows by name, as `hark devices` lists it.
+/// A PCM device alsa-lib knows by name (`snd_device_name_hint`).
 public struct ALSADevice: Sendable, Equatable {
     /// What to pass as `device:` (`default`, `sysdefault:CARD=PCH`, `plughw:CARD=PCH,DEV=0`, …).
     public var name: String

@@ -65,14 +65,12 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
         case ENOENT, ENODEV, ENXIO, EINVAL:
             if device == "default" || device.hasPrefix("default:") {
                 message = "no such device: there is no ALSA configuration or sound card that defines '\(device)'"
-                    + " (\"Unknown PCM default\" means no sound card and no asoundrc); list devices with `hark devices`"
+                    + " (\"Unknown PCM default\" means no sound card and no asoundrc)"
             } else if device.hasPrefix("hw:") || device.hasPrefix("plughw:") {
-                message = "no such device '\(device)': no sound card or device with that number or name;"
-                    + " list devices with `hark devices`"
+                message = "no such device '\(device)': no sound card or device with that number or name"
             } else {
                 message = "no such device '\(device)'"
                     + (configFile.map { " in the ALSA configuration or in \($0)" } ?? " in the ALSA configuration")
-                    + "; list devices with `hark devices`"
             }
         case EBUSY, EAGAIN:
             message = "device '\(device)' is busy: another program is using it"

@@ -19,10 +19,13 @@ public final class SpeechRecognizer {
     let decoder: PocketSphinxDecoder
     let mainSearch: String
     let initialMean: [Float]
-    /// The utterance as decoded: the microphone floor's padding, the input with the floor added, padding.
+    /// The utterance as decoded: the input, or (for audio without a noise floor of its own) the microphone
+    /// floor's padding, the input with the floor added, padding.
     var audio: [Int16] = []
     /// Samples of real input in the utterance (what `audioSeconds` reports).
     var inputSamples = 0
+    /// Samples of added quiet before the input in `audio`.
+    var leadingPadding = 0
     var floor = MicrophoneFloor()
     var inUtterance = false
     var decodeSeconds = 0.0
@@ -92,11 +95,14 @@ public final class SpeechRecognizer {
         if inUtterance, options.cepstralMean == .live { try? decoder.endUtterance() }
         audio.removeAll(keepingCapacity: true)
         inputSamples = 0
+        leadingPadding = 0
         floor.restart()
-        audio = floor.quiet()
         decodeSeconds = 0
         inUtterance = true
         if options.cepstralMean == .live {
+            // Live decoding cannot look ahead at the input, so it always gets the floor.
+            audio = floor.quiet()
+            leadingPadding = audio.count
             decoder.cepstralMean = initialMean
             try decoder.startUtterance()
             try decoder.process(audio)
@@ -107,13 +113,15 @@ public final class SpeechRecognizer {
     public func process(_ buffer: PCMBuffer) throws {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         guard buffer.format == .speech else { throw SpeechRecognitionError.unsupportedFormat(buffer.format) }
-        let samples = floor.adding(to: buffer.samples)
-        audio.append(contentsOf: samples)
-        inputSamples += samples.count
+        inputSamples += buffer.samples.count
         if options.cepstralMean == .live {
+            let samples = floor.adding(to: buffer.samples)
+            audio.append(contentsOf: samples)
             let started = Date()
             try decoder.process(samples)
             decodeSeconds += Date().timeIntervalSince(started)
+        } else {
+            audio.append(contentsOf: buffer.samples)
         }
     }
 
@@ -122,13 +130,15 @@ public final class SpeechRecognizer {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         inUtterance = false
         let started = Date()
-        let tail = floor.quiet()
-        audio.append(contentsOf: tail)
         if options.cepstralMean == .batch {
+            if MicrophoneFloor.lacksNoiseFloor(audio) {
+                audio = floor.quiet() + floor.adding(to: audio) + floor.quiet()
+                leadingPadding = MicrophoneFloor.padding
+            }
             try decoder.startUtterance()
             try decoder.process(audio, fullUtterance: true)
         } else {
-            try decoder.process(tail)
+            try decoder.process(floor.quiet())
         }
         try decoder.endUtterance()
         let hypothesis = decoder.hypothesis()
@@ -143,7 +153,7 @@ public final class SpeechRecognizer {
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
             // Frames are 10 ms; times count from the start of the input, not of the added quiet.
-            let offset = Double(MicrophoneFloor.padding) / Double(PCMFormat.speech.sampleRate)
+            let offset = Double(leadingPadding) / Double(PCMFormat.speech.sampleRate)
             return Transcript.Word(text: word, start: max(0, Double(segment.startFrame) / 100 - offset), end: max(0, Double(segment.endFrame + 1) / 100 - offset))
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
