@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build check-intents test run release bench bench-setup clean
+.PHONY: setup build check-intents test run release bench bench-speech bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -49,6 +49,12 @@ bench-setup:
 bench: setup bench-setup
 	$(SWIFT) build -c release $(STRICT)
 	status=0; bash bench/nlu.sh || status=1; bash bench/speed.sh || status=1; exit $$status
+
+## bench-speech: the speech-to-intent benchmark in kitchen noise, Hark next to PocketSphinx 5.1.1 (~40 min on 2 cores);
+## add the kitchen-adapted model first with `bash scripts/adapt-model.sh` (docs/model-adaptation.md)
+bench-speech: setup bench-setup
+	$(SWIFT) build -c release $(STRICT)
+	bash bench/speech.sh
 
 clean:
 	rm -rf .build bench/out

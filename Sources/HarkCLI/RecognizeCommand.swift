@@ -15,7 +15,8 @@ enum RecognizeCommand: Command {
         `hark parse` understands typed text. A command is accepted when the audio fits the words (acoustic
         confidence ≥ 0.5) and the words fit an intent (confidence ≥ 0.2).
           --workspace PATH  Watson Assistant v1 workspace JSON (default Intents/home.json)
-          --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them)
+          --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them;
+                            its acoustic confidence is not calibrated yet, so only the intent confidence decides)
           --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
           --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds,
                             decode_ms, intents, entities (as `hark parse --json`), accepted
@@ -33,7 +34,7 @@ enum RecognizeCommand: Command {
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
         let workspace = try loadWorkspace(workspacePath)
-        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search, measuresConfidence: !noConfidence))
+        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search, measuresConfidence: !noConfidence && search == .grammar))
         let understanding = SpeechUnderstanding(workspace: workspace)
         var failures = 0
         var exitCode: Int32 = 0
