@@ -125,6 +125,38 @@ def mentions_of(text, index):
     return found
 
 
+def expression_sentences(expression, slots, serial):
+    """Every sentence shape one Rhino expression allows: each choice of its optional `[a, b]` groups
+    (including none), with slot references `$slot:name` filled by slot values taken in turn (`serial`
+    advances through each slot's list), so the grammar generated from the examples covers every order of
+    slots the domain allows and the matcher sees every value. → [(text, mentions)]."""
+    parts = re.findall(r"\[[^\]]*\]|\$\w+:\w+|[^\s\[\]$]+", expression)
+    shapes = [[]]
+    for part in parts:
+        if part.startswith("["):
+            choices = [c.strip() for c in part[1:-1].split(",")] + [""]
+            shapes = [shape + ([c] if c else []) for shape in shapes for c in choices]
+        else:
+            shapes = [shape + [part] for shape in shapes]
+    out = []
+    for shape in shapes:
+        text, mentions = "", []
+        for part in shape:
+            if text:
+                text += " "
+            if part.startswith("$"):
+                slot = part[1:].split(":")[0]
+                values = slots[slot]
+                value = values[serial[slot] % len(values)].strip()
+                serial[slot] += 1
+                mentions.append({"entity": slot, "location": [len(text), len(text) + len(value)]})
+                text += value
+            else:
+                text += part
+        out.append((text, mentions))
+    return out
+
+
 def check_luis(luis, sentences, slots):
     problems = []
     utterances = {u["text"].strip().lower() for u in luis.get("utterances", []) if u.get("intent") == "orderDrink"}
@@ -215,6 +247,17 @@ def main():
             sys.exit(f"make-barista: no drink found in training sentence {text!r}")
         examples.append({"text": text,
                          "mentions": [{"entity": m["entity"], "location": m["location"]} for m in mentions]})
+
+    # The expressions of rhino-context.yaml are the domain's definition of what an order may look like; the
+    # training sentences cover only some of their slot orders ("a single shot medium roast espresso" is
+    # missing), and the speech grammar is generated from the examples.
+    serial = {slot: 0 for slot in SLOTS}
+    for expression in expressions["orderDrink"]:
+        for text, mentions in expression_sentences(expression, slots, serial):
+            if text.lower() in seen:
+                continue
+            seen.add(text.lower())
+            examples.append({"text": text, "mentions": mentions})
 
     entities = [{"entity": slot, "description": DESCRIPTIONS[slot], "fuzzy_match": False,
                  "values": [{"type": "synonyms", "value": v, "synonyms": []} for v in slots[slot]]}
