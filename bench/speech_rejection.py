@@ -2,7 +2,7 @@
 as `hark recognize` returned them and with the `accepted` flag ignored (every transcript's intent and slots
 taken as the answer). Run after `bash bench/speech.sh`.
 
-usage: python3 bench/speech_rejection.py [--seed N] [--engine hark]
+usage: python3 bench/speech_rejection.py [--seed N] [--engine hark] [--half test ...]
 """
 import argparse
 import json
@@ -28,11 +28,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", default="20240601")
     ap.add_argument("--engine", default="hark")
+    ap.add_argument("--half", action="append", choices=["dev", "test", "all"],
+                    help="halves to score (repeatable; default dev, test and all)")
     args = ap.parse_args()
     base = os.path.join(ROOT, "bench", "out", "speech", args.engine, f"seed-{args.seed}")
     print(f"| {args.engine} | half | " + " | ".join(CONDS) + " | mean of SNRs |")
     print("|---|---|" + "---|" * (len(CONDS) + 1))
-    for half in ("dev", "test", "all"):
+    for half in args.half or ["dev", "test", "all"]:
         for mode in ("as returned", "rejection ignored"):
             rates = []
             for cond in CONDS:
