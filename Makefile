@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build check-intents test run release bench bench-speech bench-setup clean
+.PHONY: setup build intents check-intents test run release bench bench-speech bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -21,8 +21,12 @@ build: setup
 	$(SWIFT) build $(STRICT)
 
 ## check-intents: the shipped workspaces are well-formed Watson v1 exports (python3, standard library)
-check-intents:
+check-intents: intents
 	python3 scripts/check-workspace.py Intents/*.json
+
+## intents: generate Intents/barista.json from the shared benchmark's domain files (not committed: 2.8k examples)
+intents:
+	python3 scripts/make-barista.py
 
 ## test: setup, build and run every test; any compiler warning fails it
 test: build check-intents
@@ -52,7 +56,7 @@ bench: setup bench-setup
 
 ## bench-speech: the speech-to-intent benchmark in kitchen noise, Hark next to PocketSphinx 5.1.1 (~40 min on 2 cores);
 ## add the kitchen-adapted model first with `bash scripts/adapt-model.sh` (docs/model-adaptation.md)
-bench-speech: setup bench-setup
+bench-speech: setup bench-setup intents
 	$(SWIFT) build -c release $(STRICT)
 	bash bench/speech.sh
 
