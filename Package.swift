@@ -25,17 +25,29 @@ let package = Package(
         system("CALSA", pkgConfig: "alsa", apt: ["libasound2-dev"]),
         system("CSndfile", pkgConfig: "sndfile", apt: ["libsndfile1-dev"]),
         system("CSpeexDSP", pkgConfig: "speexdsp", apt: ["libspeexdsp-dev"]),
+        system("CGPIOD", pkgConfig: "libgpiod", apt: ["libgpiod-dev"]),
+        system("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
+        system("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         .target(name: "CHarkShim", dependencies: ["CPocketSphinx", "CALSA"]),
+        // V4L2's structs and ioctl numbers (macros) and a non-variadic ioctl: what Swift cannot import itself.
+        .target(name: "CV4L2"),
 
         // PCM types, sources and sinks (files, ALSA, memory), resampling, endpointing.
         .target(name: "HarkAudio", dependencies: ["HarkCore", "CALSA", "CSndfile", "CSpeexDSP", "CHarkShim"]),
         // Recognition (PocketSphinx) with a grammar generated from the workspace, synthesis (eSpeak NG).
         .target(name: "HarkSpeech", dependencies: ["HarkCore", "HarkAudio", "CPocketSphinx", "CEspeakNG", "CHarkShim"]),
 
-        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech"]),
+        // GPIO outputs and inputs (libgpiod v1), the V4L2 camera with JPEG encoding, and their simulated twins.
+        .target(name: "HarkDevices", dependencies: ["CGPIOD", "CTurboJPEG", "CV4L2"]),
+        // The always-on loop: triggers, listening, dialog, device actions, the event store (SQLite), configuration.
+        .target(name: "HarkAppliance", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "CSQLite"]),
+
+        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
+        .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices"]),
+        .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio"]),
     ],

@@ -12,7 +12,8 @@ PACKAGES=(
     libsndfile1-dev libspeexdsp-dev                            # audio files, resampling
     libsqlite3-dev                                             # event store
     libsodium-dev libwebsockets-dev libopus-dev                # server: auth, HTTP/WebSocket/TLS, room audio
-    libjpeg62-turbo-dev                                        # camera frames to JPEG
+    libturbojpeg0-dev                                          # camera frames to JPEG (TurboJPEG API)
+    flite                                                      # a second synthetic voice for wake-phrase and rejection tests
     pkg-config                                                 # SwiftPM finds the C libraries through it
 )
 

@@ -27,20 +27,23 @@ public struct Assistant: Sendable {
 
     /// The first turn (`conversation_start` / `welcome`), before the user says anything.
     public func start(
-        context: JSONObject = JSONObject(), now: Date = Date(), random: inout some RandomNumberGenerator
+        context: JSONObject = JSONObject(), now: Date = Date(), random: inout some RandomNumberGenerator,
+        performer: (any DialogActionPerformer)? = nil
     ) -> Reply {
         let understanding = Understanding(text: "", intents: [], entities: [])
-        let turn = dialog.start(context: context, now: now, random: &random)
+        let turn = dialog.start(context: context, now: now, random: &random, performer: performer)
         return Reply(understanding: understanding, turn: turn, response: messageResponse(understanding: understanding, turn: turn, alternateIntents: false))
     }
 
-    /// One user turn: understand `text`, run the dialog with `context`, build Watson's response.
+    /// One user turn: understand `text`, run the dialog with `context`, build Watson's response. With a
+    /// `performer` the dialog's client actions run on the devices as their nodes fire.
     public func message(
         _ text: String, context: JSONObject, alternateIntents: Bool = false, now: Date = Date(),
-        timeZone: TimeZone = .current, random: inout some RandomNumberGenerator
+        timeZone: TimeZone = .current, random: inout some RandomNumberGenerator,
+        performer: (any DialogActionPerformer)? = nil
     ) -> Reply {
         let understanding = matcher.understand(text, now: now, timeZone: timeZone)
-        let turn = dialog.respond(to: understanding, context: context, now: now, random: &random)
+        let turn = dialog.respond(to: understanding, context: context, now: now, random: &random, performer: performer)
         return Reply(understanding: understanding, turn: turn, response: messageResponse(understanding: understanding, turn: turn, alternateIntents: alternateIntents))
     }
 }

@@ -2,20 +2,26 @@ import Foundation
 
 extension DialogEngine {
     /// The first turn, before any input: runs the `conversation_start` / `welcome` nodes.
-    public func start(context: JSONObject, now: Date, random: inout some RandomNumberGenerator) -> DialogTurn {
-        turn(Understanding(text: "", intents: [], entities: []), context: context, now: now, random: &random)
+    public func start(
+        context: JSONObject, now: Date, random: inout some RandomNumberGenerator,
+        performer: (any DialogActionPerformer)? = nil
+    ) -> DialogTurn {
+        turn(Understanding(text: "", intents: [], entities: []), context: context, now: now, random: &random, performer: performer)
     }
 
     /// One user turn. `context` is the one returned by the previous turn (its `system` object carries the
-    /// dialog stack, counters, `_node_output_map` and slot state).
+    /// dialog stack, counters, `_node_output_map` and slot state). With a `performer`, client actions run as
+    /// their nodes fire and their results land in the context (docs/device-actions.md).
     public func respond(
-        to understanding: Understanding, context: JSONObject, now: Date, random: inout some RandomNumberGenerator
+        to understanding: Understanding, context: JSONObject, now: Date, random: inout some RandomNumberGenerator,
+        performer: (any DialogActionPerformer)? = nil
     ) -> DialogTurn {
-        turn(understanding, context: context, now: now, random: &random)
+        turn(understanding, context: context, now: now, random: &random, performer: performer)
     }
 
     private func turn<R: RandomNumberGenerator>(
-        _ understanding: Understanding, context incoming: JSONObject, now: Date, random: inout R
+        _ understanding: Understanding, context incoming: JSONObject, now: Date, random: inout R,
+        performer: (any DialogActionPerformer)?
     ) -> DialogTurn {
         var user = incoming
         var system = user["system"]?.objectValue ?? JSONObject()
@@ -28,7 +34,7 @@ extension DialogEngine {
             entities: understanding.entities, context: user, now: now)
         var run = DialogRun(
             engine: self, scope: scope, firstTurn: turnsSoFar == 0,
-            outputMap: system["_node_output_map"]?.objectValue ?? JSONObject())
+            outputMap: system["_node_output_map"]?.objectValue ?? JSONObject(), performer: performer)
 
         switch stackEntry(system["dialog_stack"]?.arrayValue?.first) {
         case .frame(let f, let focus, let skipped):
@@ -113,12 +119,14 @@ struct DialogRun {
     var stopped = false
     var fellBack = false
     var next = StackEntry.root
+    let performer: (any DialogActionPerformer)?
 
-    init(engine: DialogEngine, scope: ExpressionScope, firstTurn: Bool, outputMap: JSONObject) {
+    init(engine: DialogEngine, scope: ExpressionScope, firstTurn: Bool, outputMap: JSONObject, performer: (any DialogActionPerformer)?) {
         self.engine = engine
         self.scope = scope
         self.firstTurn = firstTurn
         self.outputMap = outputMap
+        self.performer = performer
     }
 
     private var nodes: [CompiledNode] { engine.nodes }
@@ -375,6 +383,7 @@ struct DialogRun {
 
     /// Renders a node's output into the turn and records the variation chosen in `_node_output_map`.
     mutating func emit<R: RandomNumberGenerator>(_ n: Int, random: inout R) {
+        act(n)
         let node = nodes[n]
         for item in node.output.items {
             switch item {
@@ -418,10 +427,25 @@ struct DialogRun {
         for (key, compiled) in node.output.extra {
             turn.extraOutput[key] = evaluate(compiled, at: "\(node.label).output.\(key)")
         }
+    }
+
+    /// Renders a node's actions into the turn and, with a performer, runs its client actions: the result goes
+    /// to `result_variable`, a failure to `log_messages` (the variable is left untouched).
+    mutating func act(_ n: Int) {
+        let node = nodes[n]
         for (a, action) in node.actions.enumerated() {
             var rendered = action
             rendered.parameters = evaluate(node.actionParameters[a], at: "\(node.label).actions[\(a)].parameters").objectValue ?? action.parameters
             turn.actions.append(rendered)
+            guard let performer, rendered.type == "client" else { continue }
+            do {
+                let result = try performer.perform(rendered)
+                if let variable = rendered.resultVariable.map(contextVariableName), !variable.isEmpty {
+                    scope.context[variable] = result
+                }
+            } catch {
+                log("error", "\(node.label): action \"\(rendered.name)\": \(error.message)")
+            }
         }
     }
 

@@ -1,0 +1,1 @@
+// The always-on appliance loop, its configuration, action dispatch and event store.

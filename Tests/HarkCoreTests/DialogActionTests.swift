@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import HarkCore
+
+/// Client actions run through a performer as their nodes fire (docs/device-actions.md).
+@Suite("Dialog actions with a performer")
+struct DialogActionTests {
+    /// A light that remembers its state, and a camera that fails on demand: the performer the appliance plugs in.
+    final class Bench: DialogActionPerformer {
+        var light = false
+        var performed: [String] = []
+        var cameraBroken = false
+        func perform(_ action: DialogAction) throws(DialogActionFailure) -> JSONValue {
+            let command = action.parameters["command"]?.stringValue ?? ""
+            performed.append("\(action.name) \(command)")
+            switch (action.name, command) {
+            case ("light", "on"): light = true
+            case ("light", "off"): light = false
+            case ("camera", "capture"):
+                if cameraBroken { throw DialogActionFailure("camera: device busy") }
+                return .string("/pictures/1.jpg")
+            default: throw DialogActionFailure("no device named \"\(action.name)\"")
+            }
+            return .string(light ? "on" : "off")
+        }
+    }
+
+    @Test("home.json: the light action runs, its real state lands in result_variable, the reply follows")
+    func lightRuns() throws {
+        let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
+        let bench = Bench()
+        var random = SplitMix64(seed: 1)
+        let start = assistant.start(random: &random, performer: bench)
+        let on = assistant.message("turn on the light", context: start.turn.context, random: &random, performer: bench)
+        #expect(bench.light)
+        #expect(bench.performed == ["light on"])
+        #expect(on.turn.context["light_state"] == "on")
+        #expect(on.turn.text == ["Light is on"])
+        let off = assistant.message("switch the light off", context: on.turn.context, random: &random, performer: bench)
+        #expect(!bench.light)
+        #expect(off.turn.context["light_state"] == "off")
+    }
+
+    @Test("a failing device leaves result_variable untouched and says why in log_messages")
+    func failureIsLogged() throws {
+        let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
+        let bench = Bench()
+        bench.cameraBroken = true
+        var random = SplitMix64(seed: 1)
+        let start = assistant.start(random: &random, performer: bench)
+        let reply = assistant.message("take a picture", context: start.turn.context, random: &random, performer: bench)
+        #expect(bench.performed == ["camera capture"])
+        #expect(reply.turn.context["last_picture"] == nil)
+        let messages = reply.turn.logMessages.compactMap { $0["msg"]?.stringValue }
+        #expect(messages.contains { $0.contains("camera: device busy") && $0.contains("take_picture") }, "\(messages)")
+    }
+
+    @Test("without a performer nothing runs and the actions are only returned, as Watson does")
+    func withoutPerformer() throws {
+        let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
+        var random = SplitMix64(seed: 1)
+        let start = assistant.start(random: &random)
+        let reply = assistant.message("turn on the light", context: start.turn.context, random: &random)
+        #expect(reply.turn.actions.map(\.name) == ["light"])
+        #expect(reply.turn.context["light_state"] == nil)
+    }
+
+    @Test("result_variable spellings", arguments: [("$x", "x"), ("context.x", "x"), ("x", "x"), (" $context.x ", "x")])
+    func spellings(spelled: String, name: String) {
+        #expect(contextVariableName(spelled) == name)
+    }
+}
