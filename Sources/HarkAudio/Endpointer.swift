@@ -161,6 +161,22 @@ public final class Endpointer {
         }
     }
 
+    /// Follows the room's noise floor from audio that is not being endpointed (while the appliance waits
+    /// for a wake phrase or a button), so the first utterance after a trigger is judged against the room,
+    /// not against its own first frames. No decision changes.
+    /// - Throws: `PCMFormatError` when the buffer's rate is not the configured one.
+    public func observeBackground(_ buffer: PCMBuffer) throws(PCMFormatError) {
+        guard buffer.format.sampleRate == format.sampleRate else {
+            throw PCMFormatError(expected: format, actual: buffer.format, context: "endpointer")
+        }
+        let samples = buffer.downmixed().samples
+        var offset = 0
+        while samples.count - offset >= frameLength {
+            _ = track(samples[offset..<(offset + frameLength)])
+            offset += frameLength
+        }
+    }
+
     /// A frame's level in dBFS (digital silence is clamped to -100 dB).
     static func level(_ frame: ArraySlice<Int16>) -> Double {
         var sum = 0.0
@@ -169,18 +185,14 @@ public final class Endpointer {
         return max(-100, 20 * log10(max(rms, 1e-9) / 32_768))
     }
 
-    private func analyse(_ frame: ArraySlice<Int16>) {
-        let start = processedSamples
-        processedSamples += frame.count
+    /// Smooths the frame's level and updates the noise floor; returns the level and the floor it was judged against.
+    private func track(_ frame: ArraySlice<Int16>) -> (level: Double, floor: Double) {
         // Decisions and the floor both use the level averaged over the last 50 ms: single 10 ms frames of
         // a room's background swing ±5 dB, enough to pass for speech against any floor below their mean.
         smoothingPowers.append(pow(10, Self.level(frame) / 10))
         if smoothingPowers.count > smoothingFrames { smoothingPowers.removeFirst() }
         let level = max(-100, 10 * log10(smoothingPowers.reduce(0, +) / Double(smoothingPowers.count)))
         let floor = noiseFloor ?? level
-        let loud = level >= configuration.minimumLevel
-        let starts = loud && level >= floor + configuration.startThreshold
-        let continues = loud && level >= floor + configuration.continueThreshold
         // Update the floor after classifying, so a frame is judged against the audio before it.
         if recentLevels.count < windowFrames {
             recentLevels.append(level)
@@ -189,6 +201,16 @@ public final class Endpointer {
             recentNext = (recentNext + 1) % windowFrames
         }
         noiseFloor = recentLevels.min()
+        return (level, floor)
+    }
+
+    private func analyse(_ frame: ArraySlice<Int16>) {
+        let start = processedSamples
+        processedSamples += frame.count
+        let (level, floor) = track(frame)
+        let loud = level >= configuration.minimumLevel
+        let starts = loud && level >= floor + configuration.startThreshold
+        let continues = loud && level >= floor + configuration.continueThreshold
 
         switch decision {
         case .waitingForSpeech:

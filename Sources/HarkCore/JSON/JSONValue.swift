@@ -93,3 +93,10 @@ public struct JSONObject: Sendable, Equatable {
         lhs.storage == rhs.storage
     }
 }
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// `["kind": "wake", "at": 1.5]`: members in the literal's order.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements)
+    }
+}

@@ -1,0 +1,412 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import HarkDevices
+import HarkSpeech
+
+/// The always-on loop: idle → listening (LED on, an earcon) → understanding → speaking and acting → idle,
+/// or straight back to listening when the dialog waits for an answer (a slot prompt).
+///
+/// One thread — the one that calls `run` — owns the microphone stream, the recogniser and the conversation,
+/// so a turn never races another. Everything else (the console, the button, the web, signals) posts a
+/// `Trigger` to `triggers`, which the loop drains between 100 ms blocks of audio.
+public final class Appliance {
+    /// How audio starts a turn.
+    public enum AudioMode: String, Sendable {
+        /// The wake phrase starts listening (the appliance's normal mode with a microphone).
+        case wake
+        /// Every stretch of speech is a turn, as if the button were pressed for it (`hark run --input`).
+        case everySpeech
+        /// Only the button or the console starts listening; audio is otherwise ignored.
+        case triggered
+    }
+
+    public enum State: String, Sendable { case idle, listening, understanding, speaking }
+
+    public let configuration: ApplianceConfiguration
+    public let assistant: Assistant
+    public let devices: DeviceSet
+    public let triggers = TriggerQueue()
+    public private(set) var state = State.idle
+    /// The conversation so far (Watson context), carried from turn to turn.
+    public private(set) var context = JSONObject()
+
+    let understanding: SpeechUnderstanding
+    let listener: UtteranceListener?
+    let wake: (any WakeDetector)?
+    let synthesizer: SpeechSynthesizer?
+    let speaker: (any AudioSink)?
+    let store: EventStore?
+    let pictures: PictureStore?
+    let report: (ApplianceEvent, Int64?) -> Void
+    var random: SplitMix64
+
+    /// Samples of the stream consumed so far, and the last few seconds of it (for the audio right after a
+    /// wake phrase, which the spotter has already consumed).
+    private var streamSamples = 0
+    private var recent = PCMBuffer(format: .speech)
+    private var recentStart = 0
+    private static let recentSeconds = 4
+    private static let block = 1_600
+
+    /// The turn being listened for: who asked, since when, and whether the button is being held.
+    private struct Listening {
+        var source: String
+        var startSample: Int
+        var holding: Bool
+    }
+    private var listening: Listening?
+    private var stopping = false
+
+    /// - Parameters:
+    ///   - recognizer: decodes speech with the workspace's grammar; nil when there is no microphone.
+    ///   - wake: the wake-phrase spotter for `AudioMode.wake`.
+    ///   - synthesizer/speaker: replies aloud; without a speaker replies are only reported.
+    ///   - report: every event as it happens, with its id in the store (stdout `--events`, journald lines).
+    public init(
+        configuration: ApplianceConfiguration, assistant: Assistant, recognizer: SpeechRecognizer?,
+        wake: (any WakeDetector)?, synthesizer: SpeechSynthesizer?, speaker: (any AudioSink)?, devices: DeviceSet,
+        store: EventStore?, pictures: PictureStore?, seed: UInt64? = nil,
+        report: @escaping (ApplianceEvent, Int64?) -> Void
+    ) throws {
+        self.configuration = configuration
+        self.assistant = assistant
+        self.devices = devices
+        self.wake = wake
+        self.synthesizer = synthesizer
+        self.speaker = speaker
+        self.store = store
+        self.pictures = pictures
+        self.report = report
+        random = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
+        understanding = SpeechUnderstanding(
+            matcher: assistant.matcher, acousticThreshold: configuration.acousticThreshold,
+            intentThreshold: configuration.intentThreshold)
+        if let recognizer {
+            var endpointing = Endpointer.Configuration()
+            endpointing.trailingSilence = configuration.trailingSilence
+            endpointing.maximumLength = configuration.maximumUtterance
+            listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(configuration: endpointing))
+        } else {
+            listener = nil
+        }
+    }
+
+    // MARK: - The loop
+
+    /// Runs until a `.stop` trigger, or — with `exitWhenInputEnds` — until the audio (or, without audio, the
+    /// console) has ended and its turns are complete. Returns the process exit status.
+    public func run(audio: (any AudioSource)?, mode: AudioMode, exitWhenInputEnds: Bool) -> Int32 {
+        emit(.start, "Hark is running", [
+            "workspace": .string(assistant.workspace.source ?? ""), "mode": .string(mode.rawValue),
+            "devices": .array(devices.descriptions.map { .string($0) }),
+            "simulated": .array(devices.simulated.map { .string($0) }),
+        ])
+        let buttonWatch = watchButton()
+        defer { buttonWatch?.stop() }
+        setLED(false)
+        // The first turn: the dialog's welcome, printed (not spoken: the appliance just booted).
+        let start = assistant.start(context: publishedStates(into: JSONObject()), random: &random)
+        context = start.turn.context
+
+        var audioEnded = audio == nil
+        var textEnded = false
+        var status: Int32 = 0
+        while !stopping {
+            let pending = audioEnded ? triggers.wait(timeout: 0.1) : triggers.drain()
+            for trigger in pending { handle(trigger, audio: audioEnded ? nil : audio, mode: mode, textEnded: &textEnded) }
+            if stopping { break }
+            if !audioEnded, let audio {
+                do {
+                    if let block = try audio.read(maxFrames: Self.block) {
+                        try consume(block.format == .speech ? block : block.converted(to: .speech), mode: mode)
+                    } else {
+                        audioEnded = true
+                        try finishListening(reason: "end of input")
+                    }
+                } catch {
+                    emit(.error, "audio: \(error)", ["source": "audio"])
+                    audioEnded = true
+                    status = 1
+                }
+            }
+            if exitWhenInputEnds && audioEnded && (audio != nil || textEnded) {
+                // Triggers posted before the end (typed lines) still get their turns.
+                for trigger in triggers.drain() { handle(trigger, audio: nil, mode: mode, textEnded: &textEnded) }
+                break
+            }
+        }
+        setLED(false)
+        emit(.stop, stopping ? "Hark stopped" : "Input ended", [:])
+        return status
+    }
+
+    private func handle(_ trigger: Trigger, audio: (any AudioSource)?, mode: AudioMode, textEnded: inout Bool) {
+        switch trigger {
+        case .stop:
+            stopping = true
+        case .text(let text, let source):
+            let typed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !typed.isEmpty else { return }
+            if listening != nil { cancelListening() }
+            turn(text: typed, spoken: nil, source: source)
+        case .listen(let source):
+            beginListening(source: source, holding: false, audio: audio)
+        case .buttonPressed:
+            beginListening(source: "button", holding: configuration.button?.mode == .hold, audio: audio)
+        case .buttonReleased:
+            if let l = listening, l.holding {
+                do { try finishListening(reason: "button released") } catch { emit(.error, "recognition: \(error)", [:]) }
+            }
+        case .inputClosed:
+            textEnded = true
+        case .failure(let message):
+            emit(.error, message, ["source": "input"])
+        }
+    }
+
+    /// One block of microphone audio, in whatever state the loop is.
+    private func consume(_ block: PCMBuffer, mode: AudioMode) throws {
+        remember(block)
+        streamSamples += block.frameCount
+        guard let listener else { return }
+        if listening == nil {
+            switch mode {
+            case .wake:
+                try listener.endpointer.observeBackground(block)
+                if let hit = try wake?.detect(block) {
+                    var details: JSONObject = ["phrase": .string(hit.phrase), "at": .number(rounded(hit.commandStart))]
+                    for (key, value) in hit.details.pairs { details[key] = value }
+                    emit(.wake, "Wake phrase \"\(hit.phrase)\"", details)
+                    beginListening(source: "wake", holding: false, audio: nil, force: true)
+                    // The command may follow the phrase without a pause: hand over what came after it.
+                    let from = Int(hit.commandStart * Double(PCMFormat.speech.sampleRate))
+                    if let after = audioSince(from), after.frameCount > 0 { try listen(after) }
+                }
+            case .everySpeech:
+                let wasWaiting = listener.endpointer.speechStartSample == nil
+                let transcript = try listener.process(block)
+                if wasWaiting, listener.endpointer.speechStartSample != nil {
+                    // Speech began: as if the button went down for it.
+                    listening = Listening(source: "voice", startSample: streamSamples, holding: false)
+                    state = .listening
+                    setLED(true)
+                    emit(.listening, "Listening", ["source": "voice"])
+                }
+                if let transcript { try endOfSpeech(transcript) }
+            case .triggered:
+                try listener.endpointer.observeBackground(block)
+            }
+            return
+        }
+        try listen(block)
+    }
+
+    /// Audio while listening: the utterance ends on silence, on its maximum length, or after
+    /// `listenTimeout` seconds with no speech at all.
+    private func listen(_ block: PCMBuffer) throws {
+        guard let listener, let l = listening else { return }
+        if let transcript = try listener.process(block) {
+            try endOfSpeech(transcript)
+            return
+        }
+        let waited = Double(streamSamples - l.startSample) / Double(PCMFormat.speech.sampleRate)
+        if listener.endpointer.speechStartSample == nil, !l.holding, waited >= configuration.listenTimeout {
+            cancelListening()
+            emit(.state, "Nothing heard", ["reason": "no speech within \(JSONValue.format(number: configuration.listenTimeout)) s"])
+        }
+    }
+
+    private func beginListening(source: String, holding: Bool, audio: (any AudioSource)?, force: Bool = false) {
+        guard listener != nil, force || audio != nil else {
+            emit(.error, "No microphone: cannot listen (type instead)", ["source": .string(source)])
+            return
+        }
+        listener?.reset()
+        listening = Listening(source: source, startSample: streamSamples, holding: holding)
+        state = .listening
+        setLED(true)
+        emit(.listening, "Listening", ["source": .string(source)])
+        if configuration.earcon { playEarcon() }
+    }
+
+    private func cancelListening() {
+        listening = nil
+        listener?.reset()
+        wake?.reset()
+        state = .idle
+        setLED(false)
+    }
+
+    /// Ends the utterance now (button released, input ended) and runs its turn if speech was heard.
+    private func finishListening(reason: String) throws {
+        guard let listener, listening != nil || listener.endpointer.speechStartSample != nil else { return }
+        if let transcript = try listener.finish() {
+            try endOfSpeech(transcript)
+        } else if listening != nil {
+            cancelListening()
+            emit(.state, "Nothing heard", ["reason": .string(reason)])
+        }
+    }
+
+    private func endOfSpeech(_ transcript: Transcript) throws {
+        let source = listening?.source ?? "voice"
+        listening = nil
+        setLED(false)
+        let command = understanding.understand(transcript)
+        turn(text: transcript.text, spoken: command, source: source)
+    }
+
+    // MARK: - A turn
+
+    private func turn(text: String, spoken: SpokenCommand?, source: String) {
+        state = .understanding
+        let turnID = beginTurn(source: source)
+        if let spoken {
+            let t = spoken.transcript
+            emit(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, [
+                "text": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
+                "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
+                "accepted": .bool(spoken.accepted), "source": .string(source),
+            ], turn: turnID)
+            if !spoken.accepted {
+                // Unsure is better than wrong: nothing runs, the conversation does not move.
+                let why = t.text.isEmpty ? "nothing recognised"
+                    : spoken.acousticConfidence < understanding.acousticThreshold ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(understanding.acousticThreshold))"
+                    : "intent confidence \(format(spoken.intentConfidence)) < \(format(understanding.intentThreshold))"
+                emit(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
+                answer(["Sorry, I didn't catch that."], turn: turnID, accepted: false, intent: nil)
+                return
+            }
+        } else {
+            emit(.transcript, text, ["text": .string(text), "source": .string(source)], turn: turnID)
+        }
+        let dispatcher = ActionDispatcher(devices: devices, pictures: pictures, turn: turnID, trigger: source) { [weak self] event in
+            self?.record(event)
+        }
+        let reply = assistant.message(text, context: publishedStates(into: context), random: &random, performer: dispatcher)
+        context = reply.turn.context
+        let top = reply.understanding.intents.first
+        emit(.intent, top.map { "#\($0.intent) \(format($0.confidence))" } ?? "no intent", [
+            "accepted": true, "intents": intentsJSON(reply.understanding),
+            "entities": .array(reply.understanding.entities.map { e in
+                .object(JSONObject([("entity", .string(e.entity)), ("value", .string(e.value))]))
+            }),
+            "nodes_visited": .array(reply.turn.nodesVisited.map { .string($0) }),
+        ], turn: turnID)
+        for message in reply.turn.logMessages {
+            if message["level"]?.stringValue == "error" || message["level"]?.stringValue == "err" {
+                emit(.error, message["msg"]?.stringValue ?? "dialog error", ["source": "dialog"], turn: turnID)
+            }
+        }
+        answer(reply.turn.text, turn: turnID, accepted: true, intent: top)
+        // A dialog waiting for an answer listens again without a new wake phrase.
+        let waiting = context["system"]?["branch_exited"]?.boolValue != true
+        if waiting, spoken != nil { beginListening(source: "follow-up", holding: false, audio: nil, force: true) }
+    }
+
+    private func answer(_ lines: [String], turn turnID: Int64?, accepted: Bool, intent: IntentScore?) {
+        let text = lines.filter { !$0.isEmpty }.joined(separator: " ")
+        emit(.reply, text, ["text": .string(text), "accepted": .bool(accepted)], turn: turnID)
+        finishTurn(turnID, reply: text, accepted: accepted, intent: intent)
+        state = .speaking
+        if let synthesizer, let speaker, !text.isEmpty {
+            do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"], turn: turnID) }
+        }
+        wake?.reset()
+        listener?.reset()
+        state = .idle
+    }
+
+    // MARK: - Devices, earcon, events
+
+    private func watchButton() -> ButtonWatch? {
+        guard let button = devices.button else { return nil }
+        let triggers = triggers
+        return ButtonWatch(button: button, triggers: triggers) { error in
+            // The loop reports it with the next event; a dead button must not stop the appliance.
+            triggers.post(.failure("button: \(error.message)"))
+        }
+    }
+
+    /// The dialog sees each output's real state (read from its line) in its context variable before every turn.
+    private func publishedStates(into context: JSONObject) -> JSONObject {
+        var context = context
+        let (states, failures) = devices.states()
+        for (name, on) in states {
+            if let variable = devices.contextVariables[name] { context[variable] = .string(on ? "on" : "off") }
+        }
+        for failure in failures { emit(.error, "reading \(failure)", ["source": "gpio"]) }
+        return context
+    }
+
+    private func setLED(_ on: Bool) {
+        guard let led = devices.outputs["led"] else { return }
+        do { try led.set(on) } catch { emit(.error, "led: \(error.message)", ["source": "gpio"]) }
+    }
+
+    private func playEarcon() {
+        guard let speaker else { return }
+        do { try speaker.write(Earcon.listening(format: speaker.format)) } catch { emit(.error, "earcon: \(error)", ["source": "audio"]) }
+    }
+
+    private func remember(_ block: PCMBuffer) {
+        recent.samples += block.samples
+        let keep = Self.recentSeconds * PCMFormat.speech.sampleRate
+        if recent.samples.count > keep {
+            let drop = recent.samples.count - keep
+            recent.samples.removeFirst(drop)
+            recentStart += drop
+        }
+    }
+
+    /// The remembered audio from stream sample `from` on (nil when it is older than the memory).
+    private func audioSince(_ from: Int) -> PCMBuffer? {
+        let offset = max(0, from - recentStart)
+        guard offset <= recent.samples.count else { return nil }
+        return PCMBuffer(format: .speech, samples: Array(recent.samples[offset...]))
+    }
+
+    private func beginTurn(source: String) -> Int64? {
+        guard let store else { return nil }
+        do { return try store.beginTurn(source: source) } catch {
+            report(ApplianceEvent(kind: .error, time: Date(), turn: nil, text: "event store: \(error)", data: JSONObject()), nil)
+            return nil
+        }
+    }
+
+    private func finishTurn(_ id: Int64?, reply: String, accepted: Bool, intent: IntentScore?) {
+        guard let store, let id else { return }
+        do {
+            try store.finishTurn(id, intent: intent?.intent, confidence: intent?.confidence, reply: reply, accepted: accepted)
+        } catch {
+            report(ApplianceEvent(kind: .error, time: Date(), turn: id, text: "event store: \(error)", data: JSONObject()), nil)
+        }
+    }
+
+    private func emit(_ kind: ApplianceEvent.Kind, _ text: String, _ data: JSONObject, turn: Int64? = nil) {
+        record(ApplianceEvent(kind: kind, time: Date(), turn: turn, text: text, data: data))
+    }
+
+    /// Stores the event (committed at once: a crash mid-turn keeps what happened so far) and reports it.
+    private func record(_ event: ApplianceEvent) {
+        var id: Int64?
+        if let store {
+            do { id = try store.append(event) } catch {
+                report(ApplianceEvent(kind: .error, time: Date(), turn: event.turn, text: "event store: \(error)", data: JSONObject()), nil)
+            }
+        }
+        report(event, id)
+    }
+
+    private func intentsJSON(_ u: Understanding) -> JSONValue {
+        .array(u.intents.prefix(3).map { .object(JSONObject([("intent", .string($0.intent)), ("confidence", .number(rounded($0.confidence)))])) })
+    }
+
+    private func rounded(_ x: Double, _ places: Double = 3) -> Double {
+        let scale = pow(10, places)
+        return (x * scale).rounded() / scale
+    }
+
+    private func format(_ x: Double) -> String { String(format: "%.2f", x) }
+}
