@@ -1,0 +1,35 @@
+import Foundation
+import HarkAppliance
+import HarkCore
+
+/// How `hark run` shows its events: JSON lines on stdout (`--events`), or one readable line each on
+/// stderr — which journald keeps as the service's log, with a syslog priority prefix when it is journald
+/// that is listening (`JOURNAL_STREAM` set).
+final class EventPrinter: Sendable {
+    let json: Bool
+    let interactive: Bool
+    let journald = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
+
+    init(json: Bool, interactive: Bool) {
+        self.json = json
+        self.interactive = interactive
+    }
+
+    func print(_ event: ApplianceEvent, id: Int64?) {
+        if json {
+            var object = event.json.objectValue ?? JSONObject()
+            if let id { object["id"] = .number(Double(id)) }
+            Output.line(JSONValue.object(object).serialized())
+            return
+        }
+        let kind = event.kind.rawValue
+        let turn = event.turn.map { "turn \($0) " } ?? ""
+        let priority = journald ? (event.kind == .error ? "<3>" : event.kind == .reply || event.kind == .start ? "<5>" : "<6>") : ""
+        if interactive && event.kind == .reply {
+            // The conversation itself goes to the terminal's stdout, like `hark chat`.
+            Output.line("hark: \(event.text)")
+            return
+        }
+        printError("\(priority)\(kind.padding(toLength: 10, withPad: " ", startingAt: 0)) \(turn)\(event.text)")
+    }
+}

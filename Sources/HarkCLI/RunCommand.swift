@@ -1,0 +1,209 @@
+import Foundation
+import HarkAppliance
+import HarkAudio
+import HarkCore
+import HarkDevices
+import HarkSpeech
+
+/// `hark run`: the appliance. Listens (wake phrase, button, console), understands, answers aloud, acts.
+enum RunCommand: Command {
+    static let name = "run"
+    static let abstract = "Run the appliance: wake phrase, button or console → dialog → speech and devices"
+    static let usage = """
+        USAGE: hark run [--config FILE] [--workspace PATH] [--data DIR] [--simulate] [--events]
+                        [--input FILE [--fast] [--wake]] [--output FILE.wav] [--console] [--seed N]
+
+        The always-on loop: idle → listening (LED on, a beep) → understanding → speaking and acting → idle,
+        or straight back to listening while the dialog waits for an answer. Turns start with the wake
+        phrase, the push-to-talk button, a typed line on the console (Enter alone = listen). Every turn,
+        device change, picture and error goes to the event log (`hark events`). Missing hardware is
+        simulated when the machine has none, and the first line says so. SIGINT/SIGTERM stop cleanly.
+          --config FILE     configuration (JSON, `//` comments; every field has a default: deploy/hark.json)
+          --workspace PATH  overrides the configuration's workspace (default Intents/home.json)
+          --data DIR        overrides the configuration's data directory (event log, pictures)
+          --simulate        simulated GPIO chip and camera even where real ones exist
+          --events          one JSON event per line on standard output (wake, listening, transcript,
+                            intent, reply, action, device, picture, error, state, start, stop)
+          --input FILE      audio from FILE instead of the microphone, paced like a microphone; each
+                            stretch of speech is one turn, as if the button were pressed for it; exits
+                            once the file is consumed and its turns are complete
+          --fast            with --input: as fast as the machine can go, not in real time
+          --wake            with --input: turns start only after the wake phrase, as with a microphone
+          --output FILE.wav the speaker's audio (earcons and replies) to a file instead of ALSA
+          --console         read typed turns from standard input even when it is not a terminal; the run
+                            ends with the input when there is no audio input
+          --seed N          seed for random reply variations
+        """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let configPath = try args.option("--config")
+        let workspaceOverride = try args.option("--workspace")
+        let dataOverride = try args.option("--data")
+        let simulate = try args.flag("--simulate")
+        let events = try args.flag("--events")
+        let input = try args.option("--input")
+        let fast = try args.flag("--fast")
+        let wakeFromFile = try args.flag("--wake")
+        let output = try args.option("--output")
+        let consoleFlag = try args.flag("--console")
+        let seed = try args.option("--seed", parse: { UInt64($0) }, expected: "a whole number")
+        try args.finish()
+        if input == nil && (fast || wakeFromFile) { throw UsageError(message: "--fast and --wake need --input FILE") }
+
+        var configuration = ApplianceConfiguration()
+        if let configPath {
+            guard FileManager.default.fileExists(atPath: configPath) else {
+                throw CommandFailure(message: "\(configPath): no such configuration file", exitCode: 66)
+            }
+            do { configuration = try ApplianceConfiguration.load(from: URL(fileURLWithPath: configPath)) } catch {
+                throw CommandFailure(message: error.message, exitCode: 65)
+            }
+        }
+        if simulate { configuration.simulate = .always }
+        var notes: [String] = []
+
+        // The workspace and the dialog.
+        let workspacePath = workspaceOverride ?? (configPath == nil ? defaultWorkspacePath() : configuration.resolve(configuration.workspace).path)
+        let workspace = try loadWorkspace(workspacePath, quiet: true)
+        let assistant: Assistant
+        do { assistant = try Assistant(workspace: workspace) } catch { throw CommandFailure(message: "\(workspacePath): \(error)", exitCode: 65) }
+        let devices: DeviceSet
+        do { devices = try DeviceSet.open(configuration) } catch { throw CommandFailure(message: "\(configPath ?? "configuration"): \(error.message)", exitCode: 69) }
+        for warning in assistant.warnings + actionWarnings(assistant.workspace, devices: devices) {
+            printError("warning: \(workspacePath): \(warning)")
+        }
+
+        // The event store.
+        let dataDirectory = dataOverride.map { URL(fileURLWithPath: $0) }
+            ?? configuration.dataDirectory.map { configuration.resolve($0) } ?? DataDirectory.default
+        let store: EventStore
+        let pictures: PictureStore
+        do {
+            store = try EventStore(path: dataDirectory.appendingPathComponent("events.sqlite3"))
+            pictures = try PictureStore(directory: dataDirectory.appendingPathComponent("pictures"), limit: configuration.keepPictures, events: store)
+        } catch {
+            throw CommandFailure(message: "\(dataDirectory.path): \(error)", exitCode: 73)
+        }
+
+        // Ears: a file, or the microphone; without one the appliance still runs on typed input.
+        var audio: (any AudioSource)?
+        let mode: Appliance.AudioMode
+        if let input {
+            do {
+                let file = try AudioFileSource(path: input, convertingTo: .speech)
+                audio = fast ? file : PacedAudioSource(file)
+            } catch let error as SndfileError {
+                throw CommandFailure(message: error.description, exitCode: error.kind == .missingFile ? 66 : 65)
+            }
+            mode = wakeFromFile ? .wake : .everySpeech
+        } else {
+            do {
+                audio = try ALSACapture(device: configuration.captureDevice, format: .speech, configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
+            } catch {
+                notes.append("no microphone (\(configuration.captureDevice): \(error.message))")
+            }
+            mode = configuration.wakeEnabled ? .wake : .triggered
+        }
+
+        // Voice: a file, or the speaker.
+        let synthesizer: SpeechSynthesizer
+        do {
+            synthesizer = try SpeechSynthesizer(voice: configuration.voice, rate: configuration.rate, pitch: configuration.pitch, volume: configuration.volume)
+        } catch {
+            throw CommandFailure(message: "\(configPath ?? "configuration"): voice: \(error)", exitCode: 65)
+        }
+        var speaker: (any AudioSink)?
+        if let output {
+            do { speaker = try AudioFileSink(path: output, format: PCMFormat(sampleRate: 22_050, channels: 1)) } catch {
+                throw CommandFailure(message: "--output \(output): \(error)", exitCode: 73)
+            }
+        } else {
+            do {
+                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1), configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
+            } catch {
+                notes.append("no speaker (\(configuration.playbackDevice): \(error.message)): replies are printed, not spoken")
+            }
+        }
+
+        // Speech recognition and the wake phrase, only when there is audio to hear.
+        var recognizer: SpeechRecognizer?
+        var wake: (any WakeDetector)?
+        if audio != nil {
+            var model = SpeechModel()
+            if let acoustic = configuration.acousticModel {
+                model = SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
+                                    phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
+            }
+            recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
+            if mode == .wake { wake = try WakeCLI.spotter(configuration: configuration, model: model) }
+        }
+
+        let interactive = isatty(0) == 1
+        let console = interactive || consoleFlag
+        if !devices.simulated.isEmpty { notes.append("simulated \(devices.simulated.joined(separator: ", ")) (no real device on this machine)") }
+        if audio == nil { notes.append(console ? "type a request, or Enter to talk" : "no console either: waiting for the button") }
+        let modeLine = input != nil ? "audio from \(input!)\(wakeFromFile ? " after the wake phrase" : "")"
+            : audio == nil ? "text input" : mode == .wake ? "wake phrase" : "button or console to talk"
+        printError("hark: running \(workspace.name) (\(modeLine))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
+
+        let printer = EventPrinter(json: events, interactive: interactive && !events)
+        let appliance = try Appliance(
+            configuration: configuration, assistant: assistant, recognizer: recognizer, wake: wake,
+            synthesizer: synthesizer, speaker: speaker, devices: devices, store: store, pictures: pictures, seed: seed
+        ) { event, id in printer.print(event, id: id) }
+
+        let stop = SignalStop(triggers: appliance.triggers)
+        defer { stop.cancel() }
+        if console { ConsoleReader.start(posting: appliance.triggers, prompt: interactive && !events) }
+        let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
+        do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }
+        return status
+    }
+
+    /// Dialog actions that no configured device can run, named by node (docs/device-actions.md).
+    static func actionWarnings(_ workspace: Workspace, devices: DeviceSet) -> [String] {
+        var warnings: [String] = []
+        for node in workspace.dialogNodes {
+            for action in node.actions where action.type == "client" && !devices.names.contains(action.name) {
+                warnings.append("dialog node \"\(node.id)\": action \"\(action.name)\": no device named \"\(action.name)\" (configured: \(devices.names.joined(separator: ", ")))")
+            }
+        }
+        return warnings
+    }
+}
+
+/// Stops the loop on SIGINT and SIGTERM: the current turn finishes, the LED goes off, the log is closed.
+final class SignalStop: Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(triggers: TriggerQueue) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { triggers.post(.stop) }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() { for s in sources { s.cancel() } }
+}
+
+/// Reads typed turns from standard input on its own thread: a line is a text turn, an empty line asks
+/// the appliance to listen, the end of input is reported.
+enum ConsoleReader {
+    static func start(posting triggers: TriggerQueue, prompt: Bool) {
+        let thread = Thread {
+            while true {
+                guard let line = readLine(strippingNewline: true) else {
+                    triggers.post(.inputClosed(source: "console"))
+                    return
+                }
+                let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                triggers.post(text.isEmpty ? .listen(source: "console") : .text(text, source: "console"))
+            }
+        }
+        thread.name = "hark console"
+        thread.start()
+    }
+}

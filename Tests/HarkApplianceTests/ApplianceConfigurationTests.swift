@@ -1,0 +1,82 @@
+import Foundation
+import HarkDevices
+import Testing
+@testable import HarkAppliance
+
+@Suite("Appliance configuration")
+struct ApplianceConfigurationTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("the commented example deploy/hark.json parses, and says the defaults")
+    func example() throws {
+        let url = Self.root.appendingPathComponent("deploy/hark.json")
+        var parsed = try ApplianceConfiguration.load(from: url)
+        #expect(FileManager.default.fileExists(atPath: parsed.resolve(parsed.workspace).path))
+        parsed.workspace = ApplianceConfiguration().workspace
+        parsed.source = nil
+        #expect(parsed == ApplianceConfiguration())
+    }
+
+    @Test("an empty object is the defaults")
+    func empty() throws {
+        #expect(try ApplianceConfiguration.parse("{}", source: nil) == ApplianceConfiguration())
+    }
+
+    @Test("fields are read, lines by offset or by name")
+    func fields() throws {
+        let c = try ApplianceConfiguration.parse("""
+            { "simulate": true, "audio": { "trailing_silence": 1.2, "earcon": false },
+              "gpio": { "chip": "gpiochip1", "outputs": { "light": { "line": "LAMP", "active_low": true } },
+                        "button": { "line": 5, "mode": "press", "debounce_ms": 50 } },
+              "camera": { "width": 320, "height": 240, "keep": 3 } }
+            """, source: URL(fileURLWithPath: "/etc/hark/hark.json"))
+        #expect(c.simulate == .always)
+        #expect(c.trailingSilence == 1.2 && !c.earcon)
+        #expect(c.chip == "gpiochip1")
+        #expect(c.outputs.keys.sorted() == ["light"])
+        #expect(c.outputs["light"]?.line == .name("LAMP"))
+        #expect(c.outputs["light"]?.activeLow == true)
+        #expect(c.outputs["light"]?.contextVariable == "light_state")
+        #expect(c.button?.line == .offset(5) && c.button?.mode == .press && c.button?.debounce == .milliseconds(50))
+        #expect(c.cameraWidth == 320 && c.keepPictures == 3)
+        #expect(c.resolve(c.workspace).path == "/etc/hark/Intents/home.json")
+    }
+
+    @Test("errors name the file and the field", arguments: [
+        (#"{"audio": {"trailing_silense": 1}}"#, "audio.trailing_silense: unknown field"),
+        (#"{"audio": {"trailing_silence": "long"}}"#, "audio.trailing_silence: expected a number"),
+        (#"{"audio": {"trailing_silence": 99}}"#, "audio.trailing_silence: 99 is out of range"),
+        (#"{"gpio": {"outputs": {"light": {"active_low": true}}}}"#, "gpio.outputs.light.line: missing"),
+        (#"{"gpio": {"outputs": {"light": {"line": -3}}}}"#, "gpio.outputs.light.line: expected a line offset"),
+        (#"{"gpio": {"button": {"line": 4, "mode": "tap"}}}"#, "gpio.button.mode: expected \"hold\""),
+        (#"{"simulate": "sometimes"}"#, "simulate: expected \"auto\""),
+        (#"{"camera": {"width": 10.5}}"#, "camera.width: expected a whole number"),
+        (#"[1, 2]"#, "the top level must be a JSON object"),
+        ("{\n  \"workspace\": \"a.json\",\n  oops\n}", "line 3"),
+    ])
+    func errors(text: String, expected: String) {
+        #expect {
+            _ = try ApplianceConfiguration.parse(text, source: URL(fileURLWithPath: "/etc/hark/hark.json"))
+        } throws: { error in
+            let message = "\(error)"
+            return message.hasPrefix("/etc/hark/hark.json: ") && message.contains(expected)
+        }
+    }
+
+    @Test("comments are stripped outside strings only")
+    func comments() throws {
+        let c = try ApplianceConfiguration.parse("""
+            // heading
+            { "workspace": "http://x//y.json", // trailing
+              "voice": { "name": "en-us" } }
+            """, source: nil)
+        #expect(c.workspace == "http://x//y.json")
+    }
+
+    @Test("a missing file is named")
+    func missingFile() {
+        #expect {
+            _ = try ApplianceConfiguration.load(from: URL(fileURLWithPath: "/nonexistent/hark.json"))
+        } throws: { "\($0)".contains("/nonexistent/hark.json") }
+    }
+}
