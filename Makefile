@@ -32,11 +32,11 @@ intents:
 test: build check-intents
 	$(SWIFT) test $(STRICT)
 
-## run: release build, then talk to the default assistant in the terminal
+## run: release build, then the appliance with the default workspace (simulated devices and typed input
+##      where the machine has no microphone, GPIO or camera; the first line says which)
 run: setup
 	$(SWIFT) build -c release $(STRICT)
-	@echo "hark: no microphone, speaker, GPIO or camera support is built yet: text input only, device actions are printed, not run. Type a sentence; Ctrl-D quits."
-	$(HARK) chat --workspace $(WORKSPACE)
+	$(HARK) run --workspace $(WORKSPACE)
 
 ## release: optimised binary with the Swift runtime linked in (needs only glibc and the C libraries), stripped
 release: setup

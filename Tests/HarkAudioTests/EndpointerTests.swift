@@ -155,4 +155,24 @@ import Foundation
         let endpointer = try Endpointer()
         #expect(throws: PCMFormatError.self) { try endpointer.process(AudioFixtures.silence(seconds: 0.1, format: PCMFormat(sampleRate: 8_000, channels: 1))) }
     }
+
+    /// After a wake phrase the command can start at once: with the room's floor learnt while idle
+    /// (`observeBackground`), speech that starts in the very first frame is found and ended on its silence;
+    /// judged against its own first frames instead, the floor starts at speech level and the start is missed.
+    @Test func backgroundObservedWhileIdleLetsSpeechStartImmediately() throws {
+        let clip = Self.trimmed(try Self.clips(1)[0])
+        let room = AudioFixtures.noise(frames: Self.rate, amplitude: 200, seed: 5)
+        let command = AudioFixtures.mix(AudioFixtures.concatenated([clip, AudioFixtures.silence(seconds: 2)]),
+                                        AudioFixtures.noise(frames: clip.frameCount + 2 * Self.rate, amplitude: 200, seed: 6))
+        let primed = try Endpointer()
+        try primed.observeBackground(room)
+        #expect(primed.decision == .waitingForSpeech)
+        let decision = try Self.run(primed, on: command)
+        #expect(decision == .ended(reason: .trailingSilence))
+        let start = try #require(primed.speechStartSample)
+        #expect(start < Self.rate / 5, "speech found \(start) samples in")
+        let cold = try Endpointer()
+        _ = try Self.run(cold, on: command)
+        #expect(cold.speechStartSample.map { $0 > start } ?? true, "without the room's floor the start comes later or never")
+    }
 }
