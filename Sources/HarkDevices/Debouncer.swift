@@ -81,6 +81,12 @@ struct Debouncer: Sendable {
         return .seconds(ts.tv_sec) + .nanoseconds(ts.tv_nsec)
     }
 
+    /// `timeout` from now on the monotonic clock. Negative timeouts mean now; absurdly long ones are capped at
+    /// about 136 years, so the arithmetic and the `timespec` built from it cannot overflow.
+    static func deadline(after timeout: Duration, now: Duration = Debouncer.now()) -> Duration {
+        now + min(max(timeout, .zero), .seconds(Int64(UInt32.max)))
+    }
+
     /// The wall-clock time of `time` on the monotonic clock, for `ButtonEvent.time`.
     static func date(of time: Duration, now: Duration = Debouncer.now()) -> Date {
         let ago = now - time

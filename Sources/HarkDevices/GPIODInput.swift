@@ -63,7 +63,7 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
     /// `gpiod_line_event_read` and `gpiod_line_get_value`.
     public func nextEvent(timeout: Duration) throws(GPIOError) -> ButtonEvent? {
         try debouncer.withLock { (debouncer) throws(GPIOError) -> ButtonEvent? in
-            let deadline = Debouncer.now() + max(timeout, .zero)
+            let deadline = Debouncer.deadline(after: timeout)
             while true {
                 let now = Debouncer.now()
                 let wake = min(deadline, debouncer.settlesAt ?? deadline)
@@ -80,6 +80,11 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
                         throw GPIOError.system("gpiod_line_event_read", code: errno, "\(name): cannot read an edge of \(lineDescription)")
                     }
                     debouncer.edge(to: event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE), at: Self.monotonic(event.ts))
+                    // A line that never stops toggling must not hold the caller past its timeout.
+                    let now = Debouncer.now()
+                    if now >= deadline {
+                        return debouncer.next(at: now).map { ButtonEvent(edge: $0.edge, time: Debouncer.date(of: $0.time, now: now)) }
+                    }
                     continue
                 }
                 // Nothing queued: decide a quiet burst by the level the line is at now.

@@ -93,7 +93,7 @@ public final class SimulatedGPIOChip: GPIOChip, @unchecked Sendable {
     func nextEvent(offset: Int, timeout: Duration) -> ButtonEvent? {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Debouncer.now() + max(timeout, .zero)
+        let deadline = Debouncer.deadline(after: timeout)
         while true {
             let now = Debouncer.now()
             let level = lines[offset].logical
