@@ -88,6 +88,13 @@ public struct ApplianceEvent: Sendable, Equatable {
                       fields.tm_hour, fields.tm_min, fields.tm_sec, millisecond)
     }
 
+    /// `2026-11-30 05:40:12.123` in the process's local time zone (`TZ`): how `hark events` shows times.
+    public static func localTimestamp(_ date: Date) -> String {
+        let (fields, millisecond) = brokenDown(date, local: true)
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", fields.tm_year + 1900, fields.tm_mon + 1, fields.tm_mday,
+                      fields.tm_hour, fields.tm_min, fields.tm_sec, millisecond)
+    }
+
     /// Calendar fields of `date` in UTC or in the process's local time zone (`TZ`), plus the millisecond.
     /// The C functions are `gmtime_r` and `localtime_r`: exact, thread-safe and free of formatter state.
     static func brokenDown(_ date: Date, local: Bool) -> (tm, Int32) {

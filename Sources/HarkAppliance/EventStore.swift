@@ -280,15 +280,18 @@ public final class EventStore: @unchecked Sendable {
         error.path = url.path
         let fm = FileManager.default
         let directory = url.deletingLastPathComponent().path
+        // faccessat with AT_EACCESS asks as the kernel will for the real open (effective and file-system ids),
+        // where access(2) and FileManager.isWritableFile ask with the real user id.
+        func writable(_ path: String) -> Bool { faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 }
         if error.isNotADatabase {
             error.message = "not an SQLite database, or a damaged one (\(error.message)); move it aside and Hark starts a new store"
         } else if error.primaryCode == SQLITE_CANTOPEN || error.primaryCode == SQLITE_READONLY || error.primaryCode == SQLITE_PERM {
             if access == .readOnly, !fm.fileExists(atPath: url.path) {
                 error.message = "no event store here (\(error.message))"
-            } else if access == .readWrite, !fm.isWritableFile(atPath: directory) {
+            } else if access == .readWrite, !writable(directory) {
                 // WAL needs the -wal and -shm files next to the database, so the directory must be writable too.
                 error.message = "the directory \(directory) is not writable (\(error.message))"
-            } else if access == .readWrite, fm.fileExists(atPath: url.path), !fm.isWritableFile(atPath: url.path) {
+            } else if access == .readWrite, fm.fileExists(atPath: url.path), !writable(url.path) {
                 error.message = "the file is not writable (\(error.message))"
             }
         }

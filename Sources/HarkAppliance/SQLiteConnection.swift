@@ -26,7 +26,12 @@ public final class SQLiteConnection {
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             // sqlite3_open_v2 allocates a handle even when it fails, to carry the message: free it before throwing.
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            // "unable to open database file" alone hides why; the failed system call's errno says it.
+            if let db {
+                let code = sqlite3_system_errno(db)
+                if code != 0 { message += ": " + String(cString: strerror(code)) }
+            }
             sqlite3_close_v2(db)
             throw SQLiteError(function: "sqlite3_open_v2", code: rc, message: message, path: path)
         }

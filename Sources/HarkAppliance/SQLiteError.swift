@@ -28,4 +28,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// `SQLITE_NOTADB` or `SQLITE_CORRUPT`: the file is not a database SQLite can read.
     public var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB || primaryCode == SQLITE_CORRUPT }
+
+    /// The file's content is the problem, not access to it: not a database, damaged, or a schema or row Hark
+    /// does not understand (`SQLITE_MISMATCH`, which Hark's own checks use). Callers map it to "bad data" (65).
+    public var isBadData: Bool { isNotADatabase || primaryCode == SQLITE_MISMATCH }
 }
