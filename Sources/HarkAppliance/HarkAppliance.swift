@@ -1,1 +1,0 @@
-// The always-on appliance loop, its configuration, action dispatch and event store.
