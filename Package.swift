@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
-        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio"]),
+        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance"]),
     ],
     swiftLanguageModes: [.v6]
 )

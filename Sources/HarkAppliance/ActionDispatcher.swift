@@ -9,18 +9,24 @@ public final class ActionDispatcher: DialogActionPerformer {
     public let devices: DeviceSet
     let pictures: PictureStore?
     let report: (ApplianceEvent) -> Void
+    let announce: (ApplianceEvent) -> Void
     let turn: Int64?
     /// What triggered a picture (`voice`, `console`, `web`), stored with it.
     let trigger: String
 
     /// - Parameters:
-    ///   - report: receives the `action`, `device` and `picture` events as they happen.
-    public init(devices: DeviceSet, pictures: PictureStore?, turn: Int64?, trigger: String, report: @escaping (ApplianceEvent) -> Void) {
+    ///   - report: receives the `action`, `device` and `error` events as they happen, to be stored and shown.
+    ///   - announce: receives the `picture` event, which the picture store has already stored, to be shown.
+    public init(
+        devices: DeviceSet, pictures: PictureStore?, turn: Int64?, trigger: String,
+        report: @escaping (ApplianceEvent) -> Void, announce: @escaping (ApplianceEvent) -> Void
+    ) {
         self.devices = devices
         self.pictures = pictures
         self.turn = turn
         self.trigger = trigger
         self.report = report
+        self.announce = announce
     }
 
     /// How long a `blink` keeps the LED in its other state.
@@ -29,7 +35,7 @@ public final class ActionDispatcher: DialogActionPerformer {
     public func perform(_ action: DialogAction) throws(DialogActionFailure) -> JSONValue {
         let command = action.parameters["command"]?.stringValue ?? ""
         let result: JSONValue
-        do {
+        do throws(DialogActionFailure) {
             if action.name == "camera" {
                 result = try capture(command: command)
             } else if let output = devices.outputs[action.name] {
@@ -38,7 +44,7 @@ public final class ActionDispatcher: DialogActionPerformer {
                 throw DialogActionFailure("no device named \"\(action.name)\" (configured: \(devices.names.joined(separator: ", ")))")
             }
         } catch {
-            report(event(.error, "\(action.name) \(command): \(error.message)", ["device": .string(action.name), "command": .string(command)]))
+            report(event(.error, "\(action.name) \(command): \(error.message)", ["name": .string(action.name), "command": .string(command)]))
             throw error
         }
         report(event(.action, "\(action.name) \(command)", [
@@ -64,7 +70,7 @@ public final class ActionDispatcher: DialogActionPerformer {
             let now = try output.read()
             let state = now ? "on" : "off"
             report(event(.device, "\(output.name.prefix(1).uppercased() + output.name.dropFirst()) is \(state)", [
-                "device": .string(output.name), "state": .string(state),
+                "name": .string(output.name), "state": .string(state),
             ]))
             return .string(state)
         } catch let error as GPIOError {
@@ -88,18 +94,22 @@ public final class ActionDispatcher: DialogActionPerformer {
         }
         do {
             let stored = try pictures.save(picture, trigger: trigger, turn: turn)
-            report(event(.picture, "Picture taken", [
-                "picture": .number(Double(stored.id)), "path": .string(stored.path),
-                "width": .number(Double(picture.width)), "height": .number(Double(picture.height)),
-                "bytes": .number(Double(picture.jpeg.count)), "source": .string(picture.source),
-            ]))
-            return .string(stored.path)
+            var data = JSONObject()
+            data["picture"] = .number(Double(stored.id))
+            data["path"] = .string(stored.url.path)
+            data["width"] = .number(Double(picture.width))
+            data["height"] = .number(Double(picture.height))
+            data["bytes"] = .number(Double(picture.jpeg.count))
+            data["source"] = .string(picture.source)
+            data["trigger"] = .string(trigger)
+            announce(ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)", turn: turn, data: data, time: picture.capturedAt))
+            return .string(stored.url.path)
         } catch {
             throw DialogActionFailure("saving the picture: \(error)")
         }
     }
 
-    private func event(_ kind: ApplianceEvent.Kind, _ text: String, _ data: [(String, JSONValue)]) -> ApplianceEvent {
-        ApplianceEvent(kind: kind, time: Date(), turn: turn, text: text, data: JSONObject(data))
+    private func event(_ kind: ApplianceEvent.Kind, _ text: String, _ data: JSONObject) -> ApplianceEvent {
+        ApplianceEvent(kind: kind, text: text, turn: turn, data: data)
     }
 }

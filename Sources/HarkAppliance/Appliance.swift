@@ -51,7 +51,9 @@ public final class Appliance {
 
     /// The turn being listened for: who asked, since when, and whether the button is being held.
     private struct Listening {
-        var source: String
+        var source: TurnSource
+        /// What opened the microphone: `wake`, `button`, `console`, `speech`, `follow-up`.
+        var cause: String
         var startSample: Int
         var holding: Bool
     }
@@ -151,9 +153,9 @@ public final class Appliance {
             if listening != nil { cancelListening() }
             turn(text: typed, spoken: nil, source: source)
         case .listen(let source):
-            beginListening(source: source, holding: false, audio: audio)
+            beginListening(source: source, cause: source.rawValue, holding: false, audio: audio)
         case .buttonPressed:
-            beginListening(source: "button", holding: configuration.button?.mode == .hold, audio: audio)
+            beginListening(source: .button, cause: "button", holding: configuration.button?.mode == .hold, audio: audio)
         case .buttonReleased:
             if let l = listening, l.holding {
                 do { try finishListening(reason: "button released") } catch { emit(.error, "recognition: \(error)", [:]) }
@@ -178,7 +180,7 @@ public final class Appliance {
                     var details: JSONObject = ["phrase": .string(hit.phrase), "at": .number(rounded(hit.commandStart))]
                     for (key, value) in hit.details.pairs { details[key] = value }
                     emit(.wake, "Wake phrase \"\(hit.phrase)\"", details)
-                    beginListening(source: "wake", holding: false, audio: nil, force: true)
+                    beginListening(source: .voice, cause: "wake", holding: false, audio: nil, force: true)
                     // The command may follow the phrase without a pause: hand over what came after it.
                     let from = Int(hit.commandStart * Double(PCMFormat.speech.sampleRate))
                     if let after = audioSince(from), after.frameCount > 0 { try listen(after) }
@@ -188,10 +190,10 @@ public final class Appliance {
                 let transcript = try listener.process(block)
                 if wasWaiting, listener.endpointer.speechStartSample != nil {
                     // Speech began: as if the button went down for it.
-                    listening = Listening(source: "voice", startSample: streamSamples, holding: false)
+                    listening = Listening(source: .voice, cause: "speech", startSample: streamSamples, holding: false)
                     state = .listening
                     setLED(true)
-                    emit(.listening, "Listening", ["source": "voice"])
+                    emit(.listening, "Listening", ["source": "voice", "cause": "speech"])
                 }
                 if let transcript { try endOfSpeech(transcript) }
             case .triggered:
@@ -217,16 +219,16 @@ public final class Appliance {
         }
     }
 
-    private func beginListening(source: String, holding: Bool, audio: (any AudioSource)?, force: Bool = false) {
+    private func beginListening(source: TurnSource, cause: String, holding: Bool, audio: (any AudioSource)?, force: Bool = false) {
         guard listener != nil, force || audio != nil else {
-            emit(.error, "No microphone: cannot listen (type instead)", ["source": .string(source)])
+            emit(.error, "No microphone: cannot listen (type instead)", ["source": .string(source.rawValue), "cause": .string(cause)])
             return
         }
         listener?.reset()
-        listening = Listening(source: source, startSample: streamSamples, holding: holding)
+        listening = Listening(source: source, cause: cause, startSample: streamSamples, holding: holding)
         state = .listening
         setLED(true)
-        emit(.listening, "Listening", ["source": .string(source)])
+        emit(.listening, "Listening", ["source": .string(source.rawValue), "cause": .string(cause)])
         if configuration.earcon { playEarcon() }
     }
 
@@ -250,7 +252,7 @@ public final class Appliance {
     }
 
     private func endOfSpeech(_ transcript: Transcript) throws {
-        let source = listening?.source ?? "voice"
+        let source = listening?.source ?? .voice
         listening = nil
         setLED(false)
         let command = understanding.understand(transcript)
@@ -259,15 +261,15 @@ public final class Appliance {
 
     // MARK: - A turn
 
-    private func turn(text: String, spoken: SpokenCommand?, source: String) {
+    private func turn(text: String, spoken: SpokenCommand?, source: TurnSource) {
         state = .understanding
         let turnID = beginTurn(source: source)
         if let spoken {
             let t = spoken.transcript
             emit(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, [
-                "text": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
+                "transcript": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
                 "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
-                "accepted": .bool(spoken.accepted), "source": .string(source),
+                "accepted": .bool(spoken.accepted), "source": .string(source.rawValue),
             ], turn: turnID)
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.
@@ -275,15 +277,15 @@ public final class Appliance {
                     : spoken.acousticConfidence < understanding.acousticThreshold ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(understanding.acousticThreshold))"
                     : "intent confidence \(format(spoken.intentConfidence)) < \(format(understanding.intentThreshold))"
                 emit(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
-                answer(["Sorry, I didn't catch that."], turn: turnID, accepted: false, intent: nil)
+                answer(["Sorry, I didn't catch that."], turn: turnID, accepted: false, intent: nil, heard: t.text, acoustic: t.acousticConfidence)
                 return
             }
         } else {
-            emit(.transcript, text, ["text": .string(text), "source": .string(source)], turn: turnID)
+            emit(.transcript, text, ["transcript": .string(text), "source": .string(source.rawValue)], turn: turnID)
         }
-        let dispatcher = ActionDispatcher(devices: devices, pictures: pictures, turn: turnID, trigger: source) { [weak self] event in
-            self?.record(event)
-        }
+        let dispatcher = ActionDispatcher(
+            devices: devices, pictures: pictures, turn: turnID, trigger: source.rawValue,
+            report: { [weak self] event in self?.record(event) }, announce: { [weak self] event in self?.report(event, nil) })
         let reply = assistant.message(text, context: publishedStates(into: context), random: &random, performer: dispatcher)
         context = reply.turn.context
         let top = reply.understanding.intents.first
@@ -299,16 +301,18 @@ public final class Appliance {
                 emit(.error, message["msg"]?.stringValue ?? "dialog error", ["source": "dialog"], turn: turnID)
             }
         }
-        answer(reply.turn.text, turn: turnID, accepted: true, intent: top)
+        answer(reply.turn.text, turn: turnID, accepted: true, intent: top, heard: text, acoustic: spoken?.acousticConfidence)
         // A dialog waiting for an answer listens again without a new wake phrase.
         let waiting = context["system"]?["branch_exited"]?.boolValue != true
-        if waiting, spoken != nil { beginListening(source: "follow-up", holding: false, audio: nil, force: true) }
+        if waiting, spoken != nil { beginListening(source: source, cause: "follow-up", holding: false, audio: nil, force: true) }
     }
 
-    private func answer(_ lines: [String], turn turnID: Int64?, accepted: Bool, intent: IntentScore?) {
+    private func answer(_ lines: [String], turn turnID: Int64?, accepted: Bool, intent: IntentScore?, heard: String, acoustic: Double?) {
         let text = lines.filter { !$0.isEmpty }.joined(separator: " ")
-        emit(.reply, text, ["text": .string(text), "accepted": .bool(accepted)], turn: turnID)
-        finishTurn(turnID, reply: text, accepted: accepted, intent: intent)
+        emit(.reply, text, ["accepted": .bool(accepted)], turn: turnID)
+        finishTurn(turnID, TurnOutcome(
+            transcript: heard, acousticConfidence: acoustic, intent: intent?.intent,
+            confidence: intent?.confidence, reply: text, accepted: accepted))
         state = .speaking
         if let synthesizer, let speaker, !text.isEmpty {
             do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"], turn: turnID) }
@@ -367,25 +371,25 @@ public final class Appliance {
         return PCMBuffer(format: .speech, samples: Array(recent.samples[offset...]))
     }
 
-    private func beginTurn(source: String) -> Int64? {
+    private func beginTurn(source: TurnSource) -> Int64? {
         guard let store else { return nil }
         do { return try store.beginTurn(source: source) } catch {
-            report(ApplianceEvent(kind: .error, time: Date(), turn: nil, text: "event store: \(error)", data: JSONObject()), nil)
+            report(ApplianceEvent(kind: .error, text: "event store: \(error)"), nil)
             return nil
         }
     }
 
-    private func finishTurn(_ id: Int64?, reply: String, accepted: Bool, intent: IntentScore?) {
+    private func finishTurn(_ id: Int64?, _ outcome: TurnOutcome) {
         guard let store, let id else { return }
         do {
-            try store.finishTurn(id, intent: intent?.intent, confidence: intent?.confidence, reply: reply, accepted: accepted)
+            try store.finishTurn(id, outcome: outcome)
         } catch {
-            report(ApplianceEvent(kind: .error, time: Date(), turn: id, text: "event store: \(error)", data: JSONObject()), nil)
+            report(ApplianceEvent(kind: .error, text: "event store: \(error)", turn: id), nil)
         }
     }
 
     private func emit(_ kind: ApplianceEvent.Kind, _ text: String, _ data: JSONObject, turn: Int64? = nil) {
-        record(ApplianceEvent(kind: kind, time: Date(), turn: turn, text: text, data: data))
+        record(ApplianceEvent(kind: kind, text: text, turn: turn, data: data))
     }
 
     /// Stores the event (committed at once: a crash mid-turn keeps what happened so far) and reports it.
@@ -393,7 +397,7 @@ public final class Appliance {
         var id: Int64?
         if let store {
             do { id = try store.append(event) } catch {
-                report(ApplianceEvent(kind: .error, time: Date(), turn: event.turn, text: "event store: \(error)", data: JSONObject()), nil)
+                report(ApplianceEvent(kind: .error, text: "event store: \(error)", turn: event.turn), nil)
             }
         }
         report(event, id)

@@ -3,14 +3,14 @@ import Foundation
 /// Something that asks the loop to act, from outside its audio: the console, the button, the web, a signal.
 public enum Trigger: Sendable, Equatable {
     /// A typed (or web) sentence: a text turn.
-    case text(String, source: String)
+    case text(String, source: TurnSource)
     /// Start listening now (Enter on the console, a button press in press mode, a web push-to-talk).
-    case listen(source: String)
+    case listen(source: TurnSource)
     /// The push-to-talk button went down / came up.
     case buttonPressed
     case buttonReleased
     /// A text input source closed (end of a piped console).
-    case inputClosed(source: String)
+    case inputClosed(source: TurnSource)
     /// An input failed outside the loop (the button's line): logged, and the appliance carries on.
     case failure(String)
     /// Finish the current turn, then stop (SIGINT, SIGTERM).

@@ -17,8 +17,7 @@ final class EventPrinter: Sendable {
 
     func print(_ event: ApplianceEvent, id: Int64?) {
         if json {
-            var object = event.json.objectValue ?? JSONObject()
-            if let id { object["id"] = .number(Double(id)) }
+            let object = id.map { StoredEvent(id: $0, event: event).json } ?? event.json
             Output.line(JSONValue.object(object).serialized())
             return
         }

@@ -75,7 +75,7 @@ enum RunCommand: Command {
 
         // The event store.
         let dataDirectory = dataOverride.map { URL(fileURLWithPath: $0) }
-            ?? configuration.dataDirectory.map { configuration.resolve($0) } ?? DataDirectory.default
+            ?? configuration.dataDirectory.map { configuration.resolve($0) } ?? DataDirectory.default.url
         let store: EventStore
         let pictures: PictureStore
         do {
@@ -196,11 +196,11 @@ enum ConsoleReader {
         let thread = Thread {
             while true {
                 guard let line = readLine(strippingNewline: true) else {
-                    triggers.post(.inputClosed(source: "console"))
+                    triggers.post(.inputClosed(source: .console))
                     return
                 }
                 let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                triggers.post(text.isEmpty ? .listen(source: "console") : .text(text, source: "console"))
+                triggers.post(text.isEmpty ? .listen(source: .console) : .text(text, source: .console))
             }
         }
         thread.name = "hark console"

@@ -1,0 +1,239 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import HarkDevices
+import HarkSpeech
+import Testing
+@testable import HarkAppliance
+
+/// The whole loop, headless: real speech (eSpeak NG in-process, flite from its CLI) → endpointer →
+/// PocketSphinx → matcher → dialog → actions on a simulated chip and camera → eSpeak NG reply → event store.
+@Suite("Appliance loop", .serialized)
+struct ApplianceLoopTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A bench appliance: light on line 0, LED on line 1, button on line 2 (active low), a 320×240 camera.
+    final class Bench: @unchecked Sendable {
+        // @unchecked: `events` is only touched with `lock` held (the loop and the button thread report).
+        let chip = SimulatedGPIOChip(name: "simulated", lines: ["LIGHT", "LED", "BUTTON"])
+        let directory: URL
+        let store: EventStore
+        let pictures: PictureStore
+        let speaker = RecordingSink(format: PCMFormat(sampleRate: 22_050, channels: 1))
+        let appliance: Appliance
+        private let lock = NSLock()
+        private var seen: [ApplianceEvent] = []
+        /// Signalled on every `listening` event (the button test waits for it before speaking).
+        let listening = DispatchSemaphore(value: 0)
+
+        init(buttonMode: ApplianceConfiguration.ButtonMode = .hold, withRecognizer: Bool = true) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("hark-loop-\(UUID().uuidString)")
+            store = try EventStore(path: directory.appendingPathComponent("events.sqlite3"))
+            pictures = try PictureStore(directory: directory.appendingPathComponent("pictures"), limit: 5, events: store)
+            var c = ApplianceConfiguration()
+            c.simulate = .always
+            c.outputs = [
+                "light": .init(line: .name("LIGHT"), contextVariable: "light_state"),
+                "led": .init(line: .name("LED"), contextVariable: "led_state"),
+            ]
+            c.button = .init(line: .name("BUTTON"), activeLow: true, debounce: .milliseconds(5), mode: buttonMode)
+            let devices = DeviceSet(
+                outputs: [
+                    "light": try chip.output(GPIOLineRequest(name: "light", line: .name("LIGHT"))),
+                    "led": try chip.output(GPIOLineRequest(name: "led", line: .name("LED"))),
+                ],
+                button: try chip.input(GPIOLineRequest(name: "button", line: .name("BUTTON"), activeLow: true, debounce: .milliseconds(5))),
+                camera: SimulatedCamera(width: 320, height: 240))
+            let workspace = try Workspace.load(from: ApplianceLoopTests.root.appendingPathComponent("Intents/home.json"))
+            let recognizer = withRecognizer ? try SpeechRecognizer(
+                workspace: workspace,
+                pronunciations: try CustomThenESpeak(customDictionary: ApplianceLoopTests.root.appendingPathComponent("Models/pronunciations.dict"))) : nil
+            var box: Bench?
+            appliance = try Appliance(
+                configuration: c, assistant: try Assistant(workspace: workspace), recognizer: recognizer, wake: nil,
+                synthesizer: try SpeechSynthesizer(), speaker: speaker, devices: devices, store: store, pictures: pictures, seed: 7
+            ) { event, _ in box?.note(event) }
+            box = self
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        func note(_ event: ApplianceEvent) {
+            lock.lock()
+            seen.append(event)
+            lock.unlock()
+            if event.kind == .listening { listening.signal() }
+        }
+
+        var events: [ApplianceEvent] {
+            lock.lock()
+            defer { lock.unlock() }
+            return seen
+        }
+
+        func texts(_ kind: ApplianceEvent.Kind) -> [String] { events.filter { $0.kind == kind }.map(\.text) }
+
+        var light: Bool? { chip.value(of: .name("LIGHT")) }
+    }
+
+    static func espeak(_ text: String) throws -> PCMBuffer {
+        try SpeechSynthesizer().synthesize(text).converted(to: .speech)
+    }
+
+    /// flite's voice, from its command-line tool (a second synthetic voice, installed by scripts/setup.sh).
+    static func flite(_ text: String) throws -> PCMBuffer {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("hark-flite-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/flite")
+        process.arguments = ["-voice", "slt", "-t", text, "-o", out.path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "flite failed")
+        return try AudioFile.readSpeech(out.path)
+    }
+
+    static func silence(_ seconds: Double) -> PCMBuffer {
+        PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: Int(seconds * 16_000)))
+    }
+
+    static func stream(_ parts: [PCMBuffer]) -> PCMBuffer {
+        var all = PCMBuffer(format: .speech)
+        for p in parts { all.append(p) }
+        return all
+    }
+
+    @Test("a spoken \"turn on the light\" drives the light line high, is answered aloud and logged as one turn")
+    func lightFromSpeech() throws {
+        let bench = try Bench()
+        let audio = Self.stream([Self.silence(1), try Self.espeak("turn on the light"), Self.silence(1.5)])
+        #expect(bench.light == false)
+        let status = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true)
+        #expect(status == 0)
+        #expect(bench.light == true)
+        #expect(bench.texts(.transcript) == ["turn on the light"])
+        #expect(bench.texts(.reply) == ["Light is on"])
+        #expect(bench.texts(.device) == ["Light is on"])
+        #expect(bench.texts(.action) == ["light on"])
+        // The reply was spoken: more audio than the earcon alone.
+        #expect(bench.speaker.recorded.duration > 0.5)
+        // The LED was lit while listening and is off again.
+        #expect(bench.chip.value(of: .name("LED")) == false)
+        let stored = try bench.store.events()
+        let turnIDs = Set(stored.compactMap(\.event.turn))
+        #expect(turnIDs.count == 1)
+        let turn = try #require(try bench.store.turn(id: try #require(turnIDs.first)))
+        #expect(turn.outcome?.intent == "OnLight")
+        #expect(turn.outcome?.accepted == true)
+        #expect(turn.outcome?.reply == "Light is on")
+        #expect(stored.map(\.event.kind).contains(.stop))
+    }
+
+    @Test("a spoken \"take a picture\" stores a valid JPEG and records it")
+    func pictureFromSpeech() throws {
+        let bench = try Bench()
+        let audio = Self.stream([Self.silence(1), try Self.flite("take a picture"), Self.silence(1.5)])
+        _ = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true)
+        #expect(bench.texts(.picture).count == 1)
+        #expect(try bench.store.events(kinds: [.picture]).count == 1)
+        let pictures = try bench.pictures.list()
+        #expect(pictures.count == 1)
+        let picture = try #require(pictures.first)
+        let jpeg = try [UInt8](Data(contentsOf: picture.url))
+        #expect(jpeg.prefix(2) == [0xFF, 0xD8] && jpeg.suffix(2) == [0xFF, 0xD9])
+        #expect(picture.width == 320 && picture.height == 240)
+        #expect(picture.trigger == "voice")
+        #expect(bench.texts(.reply) == ["Picture taken"])
+    }
+
+    @Test("out-of-domain speech changes nothing: no action, the light stays as it was")
+    func outOfDomain() throws {
+        let bench = try Bench()
+        let audio = Self.stream([Self.silence(1), try Self.espeak("my sister plays the violin in an orchestra"), Self.silence(1.5)])
+        _ = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true)
+        #expect(bench.texts(.transcript).count == 1)
+        #expect(bench.texts(.action).isEmpty)
+        #expect(bench.texts(.device).isEmpty)
+        #expect(bench.light == false)
+        #expect(try bench.pictures.list().isEmpty)
+    }
+
+    /// Speech before the press is ignored; after the press it is a turn.
+    final class PressingSource: AudioSource {
+        let format = PCMFormat.speech
+        let before: BufferedAudioSource
+        let after: BufferedAudioSource
+        let press: () throws -> Void
+        let waitForListening: DispatchSemaphore
+        var pressed = false
+
+        init(before: PCMBuffer, after: PCMBuffer, waitForListening: DispatchSemaphore, press: @escaping () throws -> Void) {
+            self.before = BufferedAudioSource(before)
+            self.after = BufferedAudioSource(after)
+            self.waitForListening = waitForListening
+            self.press = press
+        }
+
+        func read(maxFrames: Int) throws -> PCMBuffer? {
+            if let block = before.read(maxFrames: maxFrames) { return block }
+            if !pressed {
+                pressed = true
+                try press()
+                // The button thread posts the press; the loop takes it on its next block.
+                var waited = 0
+                while waitForListening.wait(timeout: .now() + .milliseconds(20)) == .timedOut, waited < 250 {
+                    waited += 1
+                    return PCMBuffer(format: format, samples: [Int16](repeating: 0, count: 320))
+                }
+            }
+            return after.read(maxFrames: maxFrames)
+        }
+    }
+
+    @Test("a button press starts listening; speech without it is ignored")
+    func buttonStartsListening() throws {
+        let bench = try Bench(buttonMode: .press)
+        let ignored = Self.stream([Self.silence(0.5), try Self.espeak("turn on the light"), Self.silence(1)])
+        let heard = Self.stream([Self.silence(0.3), try Self.espeak("turn on the light"), Self.silence(1.5)])
+        let source = PressingSource(before: ignored, after: heard, waitForListening: bench.listening) {
+            try bench.chip.setInput(.name("BUTTON"), physical: false)  // active low: pressed
+        }
+        _ = bench.appliance.run(audio: source, mode: .triggered, exitWhenInputEnds: true)
+        let listening = bench.events.filter { $0.kind == .listening }
+        #expect(listening.count == 1)
+        #expect(listening.first?.data["cause"] == "button")
+        #expect(bench.texts(.transcript) == ["turn on the light"])
+        #expect(bench.light == true)
+    }
+
+    @Test("typed turns: the dialog answers \"is the light on\" from the line, not from its memory")
+    func typedTurnsReadTheLine() throws {
+        let bench = try Bench(withRecognizer: false)
+        let triggers = bench.appliance.triggers
+        triggers.post(.text("turn on the light", source: .console))
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = bench.appliance.run(audio: nil, mode: .triggered, exitWhenInputEnds: true)
+            done.signal()
+        }
+        thread.start()
+        // Wait for the first reply, then switch the light off behind the dialog's back (as the web API would).
+        var tries = 0
+        while bench.texts(.reply).isEmpty && tries < 500 { Thread.sleep(forTimeInterval: 0.01); tries += 1 }
+        try bench.appliance.devices.outputs["light"]?.set(false)
+        triggers.post(.text("is the light on?", source: .console))
+        triggers.post(.inputClosed(source: .console))
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(bench.texts(.reply) == ["Light is on", "The light is off."])
+        #expect(bench.appliance.context["light"] == "on")  // the dialog's own memory still says on
+    }
+
+    @Test("listening without a microphone is an error event, not a crash")
+    func listenWithoutMicrophone() throws {
+        let bench = try Bench(withRecognizer: false)
+        bench.appliance.triggers.post(.listen(source: .console))
+        bench.appliance.triggers.post(.inputClosed(source: .console))
+        _ = bench.appliance.run(audio: nil, mode: .triggered, exitWhenInputEnds: true)
+        #expect(bench.texts(.error).contains { $0.contains("No microphone") })
+    }
+}
