@@ -43,13 +43,16 @@ struct TestPattern {
             let columns = barColumns(index)
             fill(x: columns.lowerBound, y: 0, width: columns.count, height: barsHeight, colour)
         }
-        let lines = ["HARK SIMULATED CAMERA", "FRAME \(String(format: "%06d", frame))  \(Self.timestamp(time, timeZone))"]
-        // The largest scale at which the longest line fits the width and both lines fit the band
-        // (8 font rows per line, one more between and around them); 1 at worst, clipped at the edge.
+        let frameText = "FRAME \(String(format: "%06d", frame))", stamp = Self.timestamp(time, timeZone)
+        // Two lines when they fit the width at the smallest scale, else the frame and time on their own lines.
+        let wide = ["HARK SIMULATED CAMERA", "\(frameText)  \(stamp)"]
+        let lines = Self.fits(wide, width: width, scale: 1) ? wide : [frameText, stamp]
+        // The largest scale at which every line fits the width and the lines fit the band (9 font rows
+        // per line and one line's worth of margin); 1 at worst, clipped at the edges.
         let band = height - barsHeight
         let longest = lines.map(\.count).max() ?? 1
-        let scale = max(1, min((width - 4) / (longest * PixelFont.advance), band / (3 * (PixelFont.glyphHeight + 1))))
-        let lineHeight = (PixelFont.glyphHeight + 1) * scale
+        let scale = max(1, min((width - 4) / (longest * PixelFont.advance), band / ((lines.count + 1) * (PixelFont.glyphHeight + 2))))
+        let lineHeight = (PixelFont.glyphHeight + 2) * scale
         var top = barsHeight + (band - lines.count * lineHeight) / 2
         for line in lines {
             let lineWidth = line.count * PixelFont.advance * scale
@@ -58,17 +61,18 @@ struct TestPattern {
         }
     }
 
-    /// The colour at (`x`, `y`).
-    subscript(x: Int, y: Int) -> Colour {
-        let offset = (y * width + x) * 3
-        return Colour(red: rgb[offset], green: rgb[offset + 1], blue: rgb[offset + 2])
+    /// Whether every line fits `width` (with a 2-pixel margin each side) at `scale`.
+    private static func fits(_ lines: [String], width: Int, scale: Int) -> Bool {
+        lines.allSatisfy { $0.count * PixelFont.advance * scale <= width - 4 }
     }
 
     /// Paints a rectangle, clipped to the raster.
     mutating func fill(x: Int, y: Int, width: Int, height: Int, _ colour: Colour) {
-        let columns = max(0, x)..<min(self.width, x + width)
-        let rows = max(0, y)..<min(self.height, y + height)
-        guard !columns.isEmpty else { return }
+        let left = max(0, x), right = min(self.width, x + width)
+        let top = max(0, y), bottom = min(self.height, y + height)
+        // Entirely outside (text clipped at a small size): nothing to paint.
+        guard left < right, top < bottom else { return }
+        let columns = left..<right, rows = top..<bottom
         for row in rows {
             for column in columns {
                 let offset = (row * self.width + column) * 3
