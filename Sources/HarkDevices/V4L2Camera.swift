@@ -101,8 +101,7 @@ public final class V4L2Camera: Camera {
             let stream = V4L2Stream(device: device)
             defer { stream.stop() }
             try stream.start(bufferCount: Self.bufferCount)
-            var received = 0
-            var damaged: [String] = []
+            var received = 0, damaged = 0
             while true {
                 guard let frame = try stream.next(timeout: frameTimeout) else {
                     throw CameraError(function: "poll", code: ETIMEDOUT,
@@ -114,15 +113,14 @@ public final class V4L2Camera: Camera {
                     try stream.requeue(frame)
                     continue
                 }
-                switch Result(catching: { () throws(CameraError) -> [UInt8] in try encode(frame, format) }) {
-                case .success(let jpeg):
-                    return Picture(jpeg: jpeg, width: format.width, height: format.height, capturedAt: capturedAt,
-                                   source: "\(name) \(format.pixelFormat)")
+                switch Result(catching: { () throws(CameraError) -> Picture in try picture(frame, format, capturedAt) }) {
+                case .success(let picture):
+                    return picture
                 case .failure(let failure):
-                    damaged.append(failure.message)
-                    guard damaged.count < Self.maximumDamagedFrames else {
+                    damaged += 1
+                    guard damaged < Self.maximumDamagedFrames else {
                         throw CameraError(function: failure.function, code: failure.code,
-                                          message: "\(name): \(damaged.count) damaged frames in a row; the last: \(failure.message)")
+                                          message: "\(name): \(damaged) damaged frames in one capture; the last: \(failure.message)")
                     }
                     try stream.requeue(frame)
                 }
@@ -130,27 +128,24 @@ public final class V4L2Camera: Camera {
         }
     }
 
-    /// One frame to a JPEG, or an error that marks the frame as damaged (the capture then takes the next).
-    private func encode(_ frame: V4L2Stream.Frame, _ format: V4L2FrameFormat) throws(CameraError) -> [UInt8] {
+    /// One frame to a picture, or an error that marks the frame as damaged (the capture then takes the next).
+    private func picture(_ frame: V4L2Stream.Frame, _ format: V4L2FrameFormat, _ capturedAt: Date) throws(CameraError) -> Picture {
         guard !frame.damaged else {
             throw CameraError(function: "VIDIOC_DQBUF", code: EIO, message: "the driver flagged the frame as damaged (V4L2_BUF_FLAG_ERROR)")
         }
+        let source = "\(name) \(format.pixelFormat)"
         if format.pixelFormat.isJPEG {
             let jpeg = [UInt8](frame.bytes)
+            // The size is the JPEG's own: the picture is stored as the camera compressed it.
             let size = try decoder.validate(jpeg)
-            guard size.width == format.width, size.height == format.height else {
-                throw CameraError(function: "tjDecompressHeader3", code: EINVAL,
-                                  message: "the frame is \(size.width)×\(size.height), the format says \(format.width)×\(format.height)")
-            }
-            return try JPEGHuffmanTables.insertingStandardTables(into: jpeg)
+            return Picture(jpeg: try JPEGHuffmanTables.insertingStandardTables(into: jpeg), width: size.width, height: size.height,
+                           capturedAt: capturedAt, source: source)
         }
-        let stride = max(format.bytesPerLine, format.width * 2)
-        let needed = stride * (format.height - 1) + format.width * 2
-        guard frame.bytes.count >= needed else {
-            throw CameraError(function: "VIDIOC_DQBUF", code: EIO, message: "the frame holds \(frame.bytes.count) bytes, a \(format.width)×\(format.height) YUYV frame needs \(needed)")
-        }
-        return try encoder.encodeYUYV(frame.bytes, width: format.width, height: format.height, bytesPerLine: stride,
-                                      range: format.range, quality: quality)
+        // A short frame (bytesused below the image size) is refused by the encoder, naming the sizes.
+        let jpeg = try encoder.encodeYUYV(frame.bytes, width: format.width, height: format.height,
+                                          bytesPerLine: max(format.bytesPerLine, format.width * 2),
+                                          range: format.range, quality: quality)
+        return Picture(jpeg: jpeg, width: format.width, height: format.height, capturedAt: capturedAt, source: source)
     }
 
     /// YUYV when the device offers it at the requested size, else a JPEG format at that size, else
@@ -163,8 +158,7 @@ public final class V4L2Camera: Camera {
             throw CameraError(function: "VIDIOC_QUERYCAP", code: ENODEV,
                               message: "\(info.path): not a video capture device (driver \(info.driver), card \"\(info.card)\", capabilities: \(names))\(detail)")
         }
-        let usable = info.formats.filter { V4L2PixelFormat.supported.contains($0.pixelFormat) }
-            .sorted { V4L2PixelFormat.supported.firstIndex(of: $0.pixelFormat) ?? 0 < V4L2PixelFormat.supported.firstIndex(of: $1.pixelFormat) ?? 0 }
+        let usable = V4L2PixelFormat.supported.compactMap { supported in info.formats.first { $0.pixelFormat == supported } }
         guard let fallback = usable.first else {
             let offered = info.formats.isEmpty ? "none" : info.formats.map { "\($0.pixelFormat) (\($0.description))" }.joined(separator: ", ")
             throw CameraError(function: "VIDIOC_ENUM_FMT", code: EINVAL,

@@ -171,11 +171,20 @@ struct CameraV4L2Tests {
         let camera = try camera(driver, warmUpFrames: 1)
         #expect(camera.pixelFormat == .mjpeg)
         let picture = try camera.capture()
-        #expect(picture.source == "/dev/video0 MJPG")
+        #expect(picture.source == "/dev/video0 MJPG" && picture.width == 320 && picture.height == 240)
         #expect(picture.jpeg == (try JPEGHuffmanTables.insertingStandardTables(into: stripped)))
         #expect(try JPEGDecoder().decodeRGB(picture.jpeg).rgb == JPEGDecoder().decodeRGB(jpeg).rgb)
         #expect(driver.inspect(\.dequeued) == 4)
         expectReleased(driver)
+    }
+
+    @Test("A short YUYV frame is skipped and the next one kept")
+    func shortFrame() throws {
+        let full = JPEGTestImages.yuyv(fromRGB: Self.source, width: 320, height: 240, range: .limited)
+        let driver = FakeV4L2Driver(.init(frame: { sequence, _ in (sequence == 0 ? Array(full.prefix(1000)) : full, false) }))
+        let picture = try camera(driver, warmUpFrames: 0).capture()
+        #expect(JPEGTestImages.psnr(Self.source, try JPEGDecoder().decodeRGB(picture.jpeg).rgb) > 38)
+        #expect(driver.inspect(\.dequeued) == 2)
     }
 
     @Test("A camera that only sends damaged frames fails after a few, naming the damage")
@@ -189,7 +198,7 @@ struct CameraV4L2Tests {
             _ = try camera(driver, warmUpFrames: 0).capture()
             Issue.record("a damaged frame was accepted")
         } catch {
-            #expect(error.message.hasPrefix("/dev/video0: \(V4L2Camera.maximumDamagedFrames) damaged frames in a row"), "\(error.message)")
+            #expect(error.message.hasPrefix("/dev/video0: \(V4L2Camera.maximumDamagedFrames) damaged frames in one capture"), "\(error.message)")
             #expect(error.message.contains("Premature end"), "\(error.message)")
         }
         expectReleased(driver)
