@@ -38,6 +38,10 @@ public final class JPEGDecoder: Sendable {
         try Self.checkSignature(jpeg, "tjDecompress2")
         return try handle.withLock { (handle) throws(CameraError) -> (width: Int, height: Int, rgb: [UInt8]) in
             let (width, height) = try Self.readHeader(jpeg, handle)
+            // The header's size decides the allocation: a damaged or hostile one must not exhaust memory.
+            guard width * height <= JPEGLimits.maximumDecodedPixels else {
+                throw CameraError.invalidArgument("tjDecompress2", "JPEG: \(width)×\(height) is too large to decode (the limit is \(JPEGLimits.maximumDecodedPixels / 1_000_000) megapixels)")
+            }
             var status: Int32 = 0
             let rgb = [UInt8](unsafeUninitializedCapacity: width * height * 3) { pixels, count in
                 status = jpeg.withUnsafeBufferPointer { source in

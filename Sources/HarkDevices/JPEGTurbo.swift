@@ -26,8 +26,10 @@ struct TurboJPEGHandle {
 
 /// The limits every TurboJPEG call checks before it reaches C, so bad sizes get a readable error.
 enum JPEGLimits {
-    /// The largest side a baseline JPEG frame header can carry.
-    static let maximumSide = 65_535
+    /// The largest side libjpeg accepts (`JPEG_MAX_DIMENSION`).
+    static let maximumSide = 65_500
+    /// The largest picture `JPEGDecoder` decodes: 64 megapixels (192 MB of RGB), far above any camera here.
+    static let maximumDecodedPixels = 64_000_000
 
     static func checkQuality(_ quality: Int, _ function: String) throws(CameraError) {
         guard (1...100).contains(quality) else {

@@ -48,6 +48,20 @@ struct JPEGDecoderTests {
         }
     }
 
+    @Test("A header claiming a huge picture is refused before anything is allocated")
+    func hugeHeader() throws {
+        var huge = jpeg
+        let frame = try #require(JPEGTestImages.segments(jpeg).first { $0.marker == 0xC0 })
+        huge.replaceSubrange((frame.offset + 5)..<(frame.offset + 9), with: [0xEA, 0x60, 0xEA, 0x60]) // 60000×60000
+        #expect(try JPEGInfo.read(huge) == (60_000, 60_000))
+        do {
+            _ = try decoder.decodeRGB(huge)
+            Issue.record("a 60000×60000 picture was decoded")
+        } catch {
+            #expect(error.message.contains("60000×60000 is too large to decode"), "\(error.message)")
+        }
+    }
+
     @Test("A frame without Huffman tables (as UVC cameras send) decodes to the same pixels")
     func withoutHuffmanTables() throws {
         let stripped = JPEGTestImages.strippingHuffmanTables(jpeg)
