@@ -9,8 +9,10 @@ enum PixelFont {
 
     /// The rows of `character`, top first; bit 4 is the leftmost column.
     static func rows(_ character: Character) -> [UInt8] {
-        let upper = Character(character.uppercased())
-        return glyphs[upper] ?? Array(repeating: 0b11111, count: glyphHeight)
+        // Only a one-character upper case maps to a glyph ("ß" upper-cases to "SS": it gets the box).
+        let upper = character.uppercased()
+        let key = upper.count == 1 ? Character(upper) : character
+        return glyphs[key] ?? Array(repeating: 0b11111, count: glyphHeight)
     }
 
     /// One glyph per line: the character, then seven rows of five columns (`#` on, `.` off).

@@ -35,6 +35,15 @@ struct CameraSimulatedTests {
         #expect(TestPattern.timestamp(Self.moment, tokyo) == "2026-11-30 14:40:12")
     }
 
+    @Test("The font draws lower case as upper case and anything unknown as a box")
+    func font() {
+        #expect(PixelFont.rows("a") == PixelFont.rows("A") && PixelFont.rows("A") != PixelFont.rows("B"))
+        #expect(PixelFont.rows(" ").allSatisfy { $0 == 0 })
+        let box = [UInt8](repeating: 0b11111, count: PixelFont.glyphHeight)
+        #expect(PixelFont.rows("ß") == box && PixelFont.rows("€") == box)
+        #expect("0123456789:-".allSatisfy { PixelFont.rows($0) != box && PixelFont.rows($0).count == PixelFont.glyphHeight })
+    }
+
     @Test("A capture is a complete JPEG of the configured size",
           arguments: [(640, 480), (320, 240), (333, 250), (16, 16), (1280, 720)])
     func validJPEG(size: (width: Int, height: Int)) throws {
