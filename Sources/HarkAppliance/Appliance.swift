@@ -41,12 +41,8 @@ public final class Appliance {
     let report: (ApplianceEvent, Int64?) -> Void
     var random: SplitMix64
 
-    /// Samples of the stream consumed so far, and the last few seconds of it (for the audio right after a
-    /// wake phrase, which the spotter has already consumed).
+    /// Samples of the stream consumed so far: the clock for listening timeouts.
     private var streamSamples = 0
-    private var recent = PCMBuffer(format: .speech)
-    private var recentStart = 0
-    private static let recentSeconds = 4
     private static let block = 1_600
 
     /// The turn being listened for: who asked, since when, and whether the button is being held.
@@ -169,7 +165,6 @@ public final class Appliance {
 
     /// One block of microphone audio, in whatever state the loop is.
     private func consume(_ block: PCMBuffer, mode: AudioMode) throws {
-        remember(block)
         streamSamples += block.frameCount
         guard let listener else { return }
         if listening == nil {
@@ -177,13 +172,12 @@ public final class Appliance {
             case .wake:
                 try listener.endpointer.observeBackground(block)
                 if let hit = try wake?.detect(block) {
-                    var details: JSONObject = ["phrase": .string(hit.phrase), "at": .number(rounded(hit.commandStart))]
+                    var details: JSONObject = ["phrase": .string(hit.phrase)]
                     for (key, value) in hit.details.pairs { details[key] = value }
                     emit(.wake, "Wake phrase \"\(hit.phrase)\"", details)
                     beginListening(source: .voice, cause: "wake", holding: false, audio: nil, force: true)
                     // The command may follow the phrase without a pause: hand over what came after it.
-                    let from = Int(hit.commandStart * Double(PCMFormat.speech.sampleRate))
-                    if let after = audioSince(from), after.frameCount > 0 { try listen(after) }
+                    if !hit.commandAudio.isEmpty { try listen(hit.commandAudio.format == .speech ? hit.commandAudio : hit.commandAudio.converted(to: .speech)) }
                 }
             case .everySpeech:
                 let wasWaiting = listener.endpointer.speechStartSample == nil
@@ -215,7 +209,7 @@ public final class Appliance {
         let waited = Double(streamSamples - l.startSample) / Double(PCMFormat.speech.sampleRate)
         if listener.endpointer.speechStartSample == nil, !l.holding, waited >= configuration.listenTimeout {
             cancelListening()
-            emit(.state, "Nothing heard", ["reason": "no speech within \(JSONValue.format(number: configuration.listenTimeout)) s"])
+            emit(.state, "Nothing heard", ["reason": .string("no speech within \(JSONValue.format(number: configuration.listenTimeout)) s")])
         }
     }
 
@@ -352,23 +346,6 @@ public final class Appliance {
     private func playEarcon() {
         guard let speaker else { return }
         do { try speaker.write(Earcon.listening(format: speaker.format)) } catch { emit(.error, "earcon: \(error)", ["source": "audio"]) }
-    }
-
-    private func remember(_ block: PCMBuffer) {
-        recent.samples += block.samples
-        let keep = Self.recentSeconds * PCMFormat.speech.sampleRate
-        if recent.samples.count > keep {
-            let drop = recent.samples.count - keep
-            recent.samples.removeFirst(drop)
-            recentStart += drop
-        }
-    }
-
-    /// The remembered audio from stream sample `from` on (nil when it is older than the memory).
-    private func audioSince(_ from: Int) -> PCMBuffer? {
-        let offset = max(0, from - recentStart)
-        guard offset <= recent.samples.count else { return nil }
-        return PCMBuffer(format: .speech, samples: Array(recent.samples[offset...]))
     }
 
     private func beginTurn(source: TurnSource) -> Int64? {

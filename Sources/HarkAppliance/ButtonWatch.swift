@@ -10,7 +10,7 @@ final class ButtonWatch: @unchecked Sendable {
     init(button: any DigitalInput, triggers: TriggerQueue, failed: @escaping @Sendable (GPIOError) -> Void) {
         let thread = Thread { [self] in
             while !self.isStopped {
-                do {
+                do throws(GPIOError) {
                     guard let event = try button.nextEvent(timeout: .milliseconds(100)) else { continue }
                     triggers.post(event.edge == .pressed ? .buttonPressed : .buttonReleased)
                 } catch {

@@ -48,7 +48,7 @@ extension DeviceSet {
         let camera: any Camera
         let noVideo = !FileManager.default.fileExists(atPath: c.cameraDevice) && V4L2Devices.list().isEmpty
         if c.simulate == .always || (c.simulate == .auto && noVideo) {
-            camera = SimulatedCamera(width: c.cameraWidth, height: c.cameraHeight)
+            do { camera = try SimulatedCamera(width: c.cameraWidth, height: c.cameraHeight, quality: c.jpegQuality) } catch { throw DeviceError("camera: \(error.message)") }
             simulated.append("camera")
             descriptions.append("camera: simulated \(c.cameraWidth)×\(c.cameraHeight) test pattern")
         } else {

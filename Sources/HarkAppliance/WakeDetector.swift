@@ -4,14 +4,15 @@ import HarkCore
 /// A wake phrase heard in the stream.
 public struct WakeHit: Sendable {
     public var phrase: String
-    /// Seconds into the stream where the phrase ended and a command may start.
-    public var commandStart: Double
+    /// The audio after the phrase that the spotter has already consumed: the start of the command when the
+    /// speaker did not pause.
+    public var commandAudio: PCMBuffer
     /// Scores for the event log (keyphrase score, confirmation score, …).
     public var details: JSONObject
 
-    public init(phrase: String, commandStart: Double, details: JSONObject = JSONObject()) {
+    public init(phrase: String, commandAudio: PCMBuffer, details: JSONObject = JSONObject()) {
         self.phrase = phrase
-        self.commandStart = commandStart
+        self.commandAudio = commandAudio
         self.details = details
     }
 }

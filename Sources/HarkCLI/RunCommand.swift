@@ -173,7 +173,7 @@ enum RunCommand: Command {
 }
 
 /// Stops the loop on SIGINT and SIGTERM: the current turn finishes, the LED goes off, the log is closed.
-final class SignalStop: Sendable {
+final class SignalStop {
     private let sources: [any DispatchSourceSignal]
 
     init(triggers: TriggerQueue) {

@@ -37,13 +37,15 @@ struct ApplianceLoopTests {
                 "led": .init(line: .name("LED"), contextVariable: "led_state"),
             ]
             c.button = .init(line: .name("BUTTON"), activeLow: true, debounce: .milliseconds(5), mode: buttonMode)
+            // The button's pull-up holds the line high (released) before it is requested.
+            try chip.setInput(.name("BUTTON"), physical: true)
             let devices = DeviceSet(
                 outputs: [
                     "light": try chip.output(GPIOLineRequest(name: "light", line: .name("LIGHT"))),
                     "led": try chip.output(GPIOLineRequest(name: "led", line: .name("LED"))),
                 ],
                 button: try chip.input(GPIOLineRequest(name: "button", line: .name("BUTTON"), activeLow: true, debounce: .milliseconds(5))),
-                camera: SimulatedCamera(width: 320, height: 240))
+                camera: try SimulatedCamera(width: 320, height: 240))
             let workspace = try Workspace.load(from: ApplianceLoopTests.root.appendingPathComponent("Intents/home.json"))
             let recognizer = withRecognizer ? try SpeechRecognizer(
                 workspace: workspace,
@@ -122,7 +124,8 @@ struct ApplianceLoopTests {
         let stored = try bench.store.events()
         let turnIDs = Set(stored.compactMap(\.event.turn))
         #expect(turnIDs.count == 1)
-        let turn = try #require(try bench.store.turn(id: try #require(turnIDs.first)))
+        let turnID = try #require(turnIDs.first)
+        let turn = try #require(try bench.store.turn(id: turnID))
         #expect(turn.outcome?.intent == "OnLight")
         #expect(turn.outcome?.accepted == true)
         #expect(turn.outcome?.reply == "Light is on")
@@ -166,6 +169,8 @@ struct ApplianceLoopTests {
         let press: () throws -> Void
         let waitForListening: DispatchSemaphore
         var pressed = false
+        var heardListening = false
+        var waits = 0
 
         init(before: PCMBuffer, after: PCMBuffer, waitForListening: DispatchSemaphore, press: @escaping () throws -> Void) {
             self.before = BufferedAudioSource(before)
@@ -179,12 +184,13 @@ struct ApplianceLoopTests {
             if !pressed {
                 pressed = true
                 try press()
-                // The button thread posts the press; the loop takes it on its next block.
-                var waited = 0
-                while waitForListening.wait(timeout: .now() + .milliseconds(20)) == .timedOut, waited < 250 {
-                    waited += 1
-                    return PCMBuffer(format: format, samples: [Int16](repeating: 0, count: 320))
-                }
+            }
+            // The button thread posts the press and the loop takes it between blocks: until it has said
+            // "listening", the microphone hears 20 ms blocks of silence (at most 5 s of them).
+            if !heardListening {
+                heardListening = waitForListening.wait(timeout: .now() + .milliseconds(20)) == .success
+                waits += 1
+                if !heardListening && waits < 250 { return PCMBuffer(format: format, samples: [Int16](repeating: 0, count: 320)) }
             }
             return after.read(maxFrames: maxFrames)
         }

@@ -157,8 +157,7 @@ import Foundation
     }
 
     /// After a wake phrase the command can start at once: with the room's floor learnt while idle
-    /// (`observeBackground`), speech that starts in the very first frame is found and ended on its silence;
-    /// judged against its own first frames instead, the floor starts at speech level and the start is missed.
+    /// (`observeBackground`), speech that starts in the very first frame is found and ended on its silence.
     @Test func backgroundObservedWhileIdleLetsSpeechStartImmediately() throws {
         let clip = Self.trimmed(try Self.clips(1)[0])
         let room = AudioFixtures.noise(frames: Self.rate, amplitude: 200, seed: 5)
@@ -171,8 +170,5 @@ import Foundation
         #expect(decision == .ended(reason: .trailingSilence))
         let start = try #require(primed.speechStartSample)
         #expect(start < Self.rate / 5, "speech found \(start) samples in")
-        let cold = try Endpointer()
-        _ = try Self.run(cold, on: command)
-        #expect(cold.speechStartSample.map { $0 > start } ?? true, "without the room's floor the start comes later or never")
     }
 }
