@@ -1,0 +1,22 @@
+import HarkAudio
+
+/// Why a wake-phrase spotter cannot be built or fed.
+public enum WakeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The phrase has no words.
+    case emptyPhrase(String)
+    /// Words of the phrase that neither the dictionary nor the pronunciation source can pronounce.
+    case unknownWords([String], phrase: String, reason: String)
+    /// Audio that is not 16 kHz mono.
+    case unsupportedFormat(PCMFormat)
+
+    public var description: String {
+        switch self {
+        case let .emptyPhrase(phrase):
+            return "the wake phrase \"\(phrase)\" has no words"
+        case let .unknownWords(words, phrase, reason):
+            return "no pronunciation for \(words.map { "'\($0)'" }.joined(separator: ", ")) in the wake phrase \"\(phrase)\" (\(reason))"
+        case let .unsupportedFormat(format):
+            return "the wake-phrase spotter needs 16000 Hz mono audio, got \(format)"
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import HarkAudio
+
+extension WakePhraseSpotter {
+    /// Audio after the keyphrase's detected end that the second pass also decodes: the search may end the
+    /// phrase a frame or two before its last phone has died away.
+    static let confirmationTail = 800
+
+    /// The second pass over a keyphrase hit: the hit's audio (with `preRollSeconds` before it) decoded by the
+    /// phrase grammar and by the free phone loop, each with batch CMN over that audio.
+    func confirm(start: Int, end: Int, keyphraseScore: Double) throws -> WakeCandidate {
+        var candidate = WakeCandidate(
+            start: start, end: end, keyphraseScore: keyphraseScore, margin: nil, weakestWordMargin: nil, commandStart: end,
+            accepted: true, rejection: "")
+        if Self.seconds(end - start) > settings.maximumPhraseSeconds {
+            candidate.accepted = false
+            candidate.rejection = "longer than maximum_phrase_seconds"
+            return candidate
+        }
+        guard settings.confirms else { return candidate }
+        let from = max(history.firstIndex, start - Self.position(settings.preRollSeconds))
+        let window = Array(history.slice(from: from, to: end + Self.confirmationTail))
+        guard let aligned = try decode(window, search: Self.phraseSearch) else {
+            candidate.accepted = false
+            candidate.rejection = "the phrase grammar found no path"
+            return candidate
+        }
+        let phones = try decode(window, search: Self.phoneSearch) ?? []
+        let perFrame = confirmer.naturalLog(1) * 1024  // 5prealpha keeps acoustic scores shifted by 10 bits
+        let total = aligned.reduce(0.0) { $0 + Double($1.acousticScore) }
+        let reference = phones.reduce(0.0) { $0 + Double($1.acousticScore) }
+        candidate.margin = (total - reference) / Double(max(1, confirmer.frameCount)) * perFrame
+        let words = aligned.filter { SpeechRecognizer.spokenWord($0.word) != nil }
+        candidate.weakestWordMargin = words.map { word in
+            (Double(word.acousticScore) - Self.score(of: phones, from: word.startFrame, to: word.endFrame))
+                / Double(word.endFrame - word.startFrame + 1) * perFrame
+        }.min()
+        if let last = words.last { candidate.commandStart = from + (last.endFrame + 1) * Self.samplesPerFrame }
+        if let margin = candidate.margin, margin < settings.confirmationThreshold {
+            candidate.accepted = false
+            candidate.rejection = "confirmation margin below confirmation_threshold"
+        }
+        return candidate
+    }
+
+    /// The best path of `search` through `window` as one whole utterance, or `nil` if a grammar reached no
+    /// final state.
+    private func decode(_ window: [Int16], search: String) throws -> [PocketSphinxDecoder.Segment]? {
+        try confirmer.useSearch(search)
+        try confirmer.startUtteranceAtFrameZero()
+        try confirmer.process(window, fullUtterance: true)
+        try confirmer.endUtterance()
+        guard let hypothesis = confirmer.hypothesis(), !hypothesis.text.isEmpty else { return nil }
+        return confirmer.segments()
+    }
+
+    /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones
+    /// across an edge by the share of their frames inside.
+    static func score(of phones: [PocketSphinxDecoder.Segment], from: Int, to: Int) -> Double {
+        phones.reduce(0.0) { sum, phone in
+            let overlap = min(to, phone.endFrame) - max(from, phone.startFrame) + 1
+            guard overlap > 0 else { return sum }
+            return sum + Double(phone.acousticScore) * Double(overlap) / Double(phone.endFrame - phone.startFrame + 1)
+        }
+    }
+}

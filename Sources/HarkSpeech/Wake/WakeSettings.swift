@@ -1,0 +1,160 @@
+import Foundation
+
+/// How the wake phrase is spotted and confirmed, as `Models/wake.json` writes it (snake_case keys, every
+/// field optional: a missing one takes the default below, which is what docs/wake-phrase.md measured).
+///
+/// A field of the wrong type or out of range, or a field the settings do not have, is an error naming it:
+/// a typo must not quietly leave the appliance on a default. Keys starting with `_` are comments.
+public struct WakeSettings: Codable, Sendable, Equatable {
+    /// The wake phrase, words separated by spaces (`"hey hark"`).
+    public var phrase: String
+    /// PocketSphinx's `-kws_threshold`: how much more likely the keyphrase path must be than the best free
+    /// phone sequence ending at the same frame, as a ratio in (0, 1]. Smaller spots more, and wakes falsely more.
+    public var keyphraseThreshold: Double
+    /// How long after a keyphrase hit the spotter waits for a better-scoring alignment of the same phrase
+    /// before it decides (`-kws_delay`, in 10 ms frames), seconds.
+    public var settleSeconds: Double
+    /// Whether a keyphrase hit is checked by the second pass (grammar of the phrase against a phone loop).
+    public var confirms: Bool
+    /// The smallest acoustic margin a confirmed hit may have: the phrase grammar's acoustic log-likelihood
+    /// minus a free phone loop's over the hit's audio, per 10 ms frame (natural log, ≤ 0 in practice; see
+    /// `AcousticConfidence`).
+    public var confirmationThreshold: Double
+    /// Audio before the phrase's detected start that the second pass also decodes, seconds: silence (or the
+    /// room) before the phrase gives the grammar's start something to anchor on.
+    public var preRollSeconds: Double
+    /// The longest a spoken phrase may take, seconds. Longer hits are rejected (a keyphrase path stretched
+    /// over unrelated speech); it also sizes the audio the spotter keeps.
+    public var maximumPhraseSeconds: Double
+
+    public static let defaultPhrase = "hey hark"
+
+    public init(
+        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-20, settleSeconds: Double = 0.15,
+        confirms: Bool = true, confirmationThreshold: Double = -1.5, preRollSeconds: Double = 0.3,
+        maximumPhraseSeconds: Double = 1.5
+    ) {
+        self.phrase = phrase
+        self.keyphraseThreshold = keyphraseThreshold
+        self.settleSeconds = settleSeconds
+        self.confirms = confirms
+        self.confirmationThreshold = confirmationThreshold
+        self.preRollSeconds = preRollSeconds
+        self.maximumPhraseSeconds = maximumPhraseSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case phrase
+        case keyphraseThreshold = "kws_threshold"
+        case settleSeconds = "settle_seconds"
+        case confirms = "confirm"
+        case confirmationThreshold = "confirmation_threshold"
+        case preRollSeconds = "pre_roll_seconds"
+        case maximumPhraseSeconds = "maximum_phrase_seconds"
+    }
+
+    /// The key under which a decoder's `userInfo` may name the source in errors (a file path).
+    public static let sourceKey = CodingUserInfoKey(rawValue: "hark.wake.source")!  // a constant, valid key
+
+    /// Reads the settings file at `url` (e.g. `Models/wake.json`).
+    public static func load(from url: URL) throws(WakeSettingsError) -> WakeSettings {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw .unreadable(path: url.path, reason: (error as NSError).localizedDescription)
+        }
+        return try decode(data, source: url.path)
+    }
+
+    /// Parses settings JSON; `source` names it in errors.
+    public static func decode(_ data: Data, source: String = "wake settings") throws(WakeSettingsError) -> WakeSettings {
+        let decoder = JSONDecoder()
+        decoder.userInfo[sourceKey] = source
+        do {
+            return try decoder.decode(WakeSettings.self, from: data)
+        } catch let error as WakeSettingsError {
+            throw error
+        } catch let DecodingError.typeMismatch(_, context) where context.codingPath.isEmpty {
+            throw .malformed(source: source, reason: context.debugDescription)
+        } catch {
+            throw .malformed(source: source, reason: Self.reason(error))
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let source = decoder.userInfo[Self.sourceKey] as? String ?? "wake settings"
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        let known = CodingKeys.allCases.map(\.stringValue)
+        for key in container.allKeys where !key.stringValue.hasPrefix("_") && !known.contains(key.stringValue) {
+            throw WakeSettingsError.unknownField(source: source, field: key.stringValue, known: known)
+        }
+        let defaults = WakeSettings()
+        func field<T: Decodable>(_ key: CodingKeys, _ type: T.Type, _ expected: String, default value: T, valid: (T) -> Bool) throws -> T {
+            let name = AnyKey(key.stringValue)
+            guard container.contains(name) else { return value }
+            let decoded: T
+            do { decoded = try container.decode(T.self, forKey: name) } catch {
+                throw WakeSettingsError.invalidField(source: source, field: key.stringValue, expected: expected, got: Self.shown(container, name))
+            }
+            guard valid(decoded) else {
+                throw WakeSettingsError.invalidField(source: source, field: key.stringValue, expected: expected, got: Self.shown(container, name))
+            }
+            return decoded
+        }
+        phrase = try field(.phrase, String.self, "one or more words separated by spaces", default: defaults.phrase) {
+            !WakePhraseSpotter.words(of: $0).isEmpty
+        }
+        keyphraseThreshold = try field(.keyphraseThreshold, Double.self, "a number greater than 0 and at most 1 (e.g. 1e-20)", default: defaults.keyphraseThreshold) {
+            $0 > 0 && $0 <= 1
+        }
+        settleSeconds = try field(.settleSeconds, Double.self, "a number of seconds from 0 to 1", default: defaults.settleSeconds) { (0...1).contains($0) }
+        confirms = try field(.confirms, Bool.self, "true or false", default: defaults.confirms) { _ in true }
+        confirmationThreshold = try field(.confirmationThreshold, Double.self, "a margin from -20 to 5 (natural log per frame)", default: defaults.confirmationThreshold) {
+            (-20...5).contains($0)
+        }
+        preRollSeconds = try field(.preRollSeconds, Double.self, "a number of seconds from 0 to 2", default: defaults.preRollSeconds) { (0...2).contains($0) }
+        maximumPhraseSeconds = try field(.maximumPhraseSeconds, Double.self, "a number of seconds from 0.3 to 5", default: defaults.maximumPhraseSeconds) {
+            (0.3...5).contains($0)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(phrase, forKey: .phrase)
+        try container.encode(keyphraseThreshold, forKey: .keyphraseThreshold)
+        try container.encode(settleSeconds, forKey: .settleSeconds)
+        try container.encode(confirms, forKey: .confirms)
+        try container.encode(confirmationThreshold, forKey: .confirmationThreshold)
+        try container.encode(preRollSeconds, forKey: .preRollSeconds)
+        try container.encode(maximumPhraseSeconds, forKey: .maximumPhraseSeconds)
+    }
+
+    /// A field's value as written, for error messages.
+    private static func shown(_ container: KeyedDecodingContainer<AnyKey>, _ key: AnyKey) -> String {
+        if let text = try? container.decode(String.self, forKey: key) { return "\"\(text)\"" }
+        if let flag = try? container.decode(Bool.self, forKey: key) { return String(flag) }
+        if let number = try? container.decode(Double.self, forKey: key) { return String(number) }
+        if (try? container.decodeNil(forKey: key)) == true { return "null" }
+        return "a list or object"
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let DecodingError.dataCorrupted(context):
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
+            return context.debugDescription
+        default:
+            return "\(error)"
+        }
+    }
+
+    /// Any JSON object key, so unknown fields can be found and named.
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

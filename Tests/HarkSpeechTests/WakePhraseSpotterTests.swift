@@ -1,0 +1,164 @@
+import Foundation
+import HarkAudio
+import Testing
+
+@testable import HarkSpeech
+
+/// The shipped wake settings (Models/wake.json) on streams made of synthetic speech: eSpeak NG in process,
+/// flite through its command-line tool when it is installed (`make test` installs it).
+@Suite("Wake phrase spotter", .serialized)
+struct WakePhraseSpotterTests {
+    static let settings: WakeSettings = {
+        do { return try WakeSettings.load(from: WakeSettingsTests.shipped) } catch { fatalError("\(error)") }
+    }()
+    static let flite = "/usr/bin/flite"
+
+    /// Chit-chat with no wake phrase: the negatives, and what the stream hears before the phrase (an appliance
+    /// has heard its room's voices for a while before anyone wakes it).
+    static let chitChat = [
+        "the weather was lovely this afternoon", "did you remember to buy some milk", "my sister is coming over on sunday",
+        "we parked the car in the dark", "this book is far too long", "could you pass me the salt please",
+    ]
+
+    /// Speech of `text` as 16 kHz mono: eSpeak NG in process, or flite's WAV read back through libsndfile.
+    static func speech(_ text: String, flite voice: String? = nil) throws -> PCMBuffer {
+        guard let voice else { return try SpeechSynthesizer().synthesize(text).converted(to: .speech) }
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("hark-wake-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: flite)
+        process.arguments = ["-voice", voice, "-t", text, "-o", wav.path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "flite failed on \(text)")
+        return try AudioFile.readSpeech(wav.path)
+    }
+
+    /// A faint floor, as a microphone has, so there is no digital silence.
+    static func quiet(_ seconds: Double) -> [Int16] {
+        var floor = MicrophoneFloor()
+        return floor.quiet(Int(seconds * 16_000))
+    }
+
+    /// A stream of `sentences` with a second of quiet between them, and where each sentence's speech starts.
+    static func stream(_ sentences: [String], flite voice: String? = nil) throws -> (audio: PCMBuffer, starts: [Double]) {
+        var samples = quiet(1)
+        var starts: [Double] = []
+        for sentence in sentences {
+            let clip = try speech(sentence, flite: voice).samples
+            starts.append(Double(samples.count + (clip.firstIndex(where: { abs(Int($0)) > 1_000 }) ?? 0)) / 16_000)
+            samples += clip
+            samples += quiet(1)
+        }
+        return (PCMBuffer(format: .speech, samples: samples), starts)
+    }
+
+    static func detections(_ spotter: WakePhraseSpotter, _ audio: PCMBuffer, chunk: Int) throws -> [WakeDetection] {
+        var found: [WakeDetection] = []
+        var offset = 0
+        while offset < audio.samples.count {
+            let end = min(audio.samples.count, offset + chunk)
+            if let detection = try spotter.process(PCMBuffer(format: .speech, samples: Array(audio.samples[offset..<end]))) {
+                found.append(detection)
+            }
+            offset = end
+        }
+        return found
+    }
+
+    /// The phrase said alone by the same voice: how long it takes, to say when it should end in the sentence.
+    static func phraseSeconds(flite voice: String?) throws -> Double {
+        let samples = try speech(settings.phrase, flite: voice).samples
+        guard let first = samples.firstIndex(where: { abs(Int($0)) > 1_000 }),
+              let last = samples.lastIndex(where: { abs(Int($0)) > 1_000 }) else { return 0 }
+        return Double(last - first) / 16_000
+    }
+
+    /// "<phrase>, turn on the light" after the chit-chat is heard once, where the phrase ends, whatever the
+    /// block size; the chit-chat itself wakes nothing.
+    func detectsPhrase(flite voice: String?) throws {
+        let sentences = Self.chitChat + ["\(Self.settings.phrase), turn on the light"]
+        let (audio, starts) = try Self.stream(sentences, flite: voice)
+        let sentenceStart = try #require(starts.last)
+        let expectedEnd = sentenceStart + (try Self.phraseSeconds(flite: voice))
+        var times: [Double] = []
+        for chunk in [320, 1_600, 4_000, audio.samples.count] {
+            let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings)
+            let found = try Self.detections(spotter, audio, chunk: chunk)
+            #expect(found.count == 1, "chunks of \(chunk) samples: \(found.map(\.time)) (phrase ends near \(expectedEnd) s)")
+            guard let detection = found.first else { continue }
+            times.append(detection.time)
+            // Synthetic phrase timing is only estimated (the phrase said alone), so the bound is generous.
+            #expect(abs(detection.time - expectedEnd) < 0.5, "ended at \(detection.time) s, expected near \(expectedEnd) s")
+            #expect(detection.start >= sentenceStart - 0.5 && detection.start < detection.time)
+            #expect(detection.commandStart >= detection.time - 0.3 && detection.commandStart < audio.duration)
+            #expect(!detection.commandAudio.isEmpty)
+            #expect(detection.keyphraseScore >= log10(Self.settings.keyphraseThreshold))
+            if let margin = detection.confirmationScore { #expect(margin >= Self.settings.confirmationThreshold) }
+            #expect(spotter.realTimeFactor > 0 && spotter.realTimeFactor < 1)
+        }
+        // Checks fall at fixed stream positions, so the block size does not move the result.
+        #expect(times.allSatisfy { abs($0 - (times.first ?? 0)) < 0.011 }, "\(times)")
+    }
+
+    @Test("eSpeak NG: the phrase before a command is detected at about the right time, in blocks of any size")
+    func eSpeakPhrase() throws {
+        try detectsPhrase(flite: nil)
+    }
+
+    @Test("flite: the phrase before a command is detected at about the right time, in blocks of any size",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: flite), "flite is not installed (make setup installs it)"),
+          arguments: ["kal", "slt"])
+    func flitePhrase(voice: String) throws {
+        try detectsPhrase(flite: voice)
+    }
+
+    @Test("The command without the phrase, and chit-chat, wake nothing")
+    func negatives() throws {
+        for voice in [nil] + (FileManager.default.isExecutableFile(atPath: Self.flite) ? ["kal"] : []) {
+            let (audio, _) = try Self.stream(["turn on the light"] + Self.chitChat + ["what time is it", "take a picture"], flite: voice)
+            let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings)
+            let found = try Self.detections(spotter, audio, chunk: 1_600)
+            #expect(found.isEmpty, "\(voice ?? "eSpeak NG"): woke at \(found.map(\.time))")
+        }
+    }
+
+    @Test("reset() starts the stream again: the same audio gives the same detection")
+    func reset() throws {
+        let (audio, _) = try Self.stream(Self.chitChat + ["\(Self.settings.phrase), take a picture"])
+        let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings)
+        let first = try Self.detections(spotter, audio, chunk: 1_600)
+        try spotter.reset()
+        let again = try Self.detections(spotter, audio, chunk: 1_600)
+        #expect(first.map(\.time) == again.map(\.time))
+        #expect(!first.isEmpty)
+    }
+
+    @Test("A phrase word missing from the dictionary is pronounced by eSpeak NG, or named in the error")
+    func unknownWord() throws {
+        let spotter = try WakePhraseSpotter(phrase: "hey zorblat", settings: Self.settings)
+        #expect(spotter.guessedWords == ["zorblat"])
+        #expect(spotter.phrase == "hey zorblat")
+        do {
+            _ = try WakePhraseSpotter(phrase: "Hey, Zorblat!", model: SpeechModel(), settings: Self.settings, pronunciations: nil)
+            Issue.record("an unpronounceable phrase was accepted")
+        } catch let error as WakeError {
+            guard case let .unknownWords(words, _, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(words == ["zorblat"])
+            #expect(error.description.contains("'zorblat'"))
+        }
+        #expect(throws: WakeError.emptyPhrase("  ")) { try WakePhraseSpotter(phrase: "  ", settings: Self.settings) }
+    }
+
+    @Test("Audio that is not 16 kHz mono is refused")
+    func wrongFormat() throws {
+        let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings)
+        let format = PCMFormat(sampleRate: 22_050, channels: 1)
+        #expect(throws: WakeError.unsupportedFormat(format)) {
+            try spotter.process(PCMBuffer(format: format, samples: [0, 0, 0]))
+        }
+    }
+}

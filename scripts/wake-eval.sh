@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The wake-phrase measurement behind docs/wake-phrase.md (about 25 minutes on 2 cores):
+#  1. dev half: every candidate phrase, keyphrase threshold loose (1e-40) and every hit kept with its
+#     second-pass margin, so score.py can sweep both thresholds (choosing the phrase and thresholds);
+#  2. test half (other voices, other sentences, the benchmark's test half, LibriVox): Models/wake.json
+#     exactly as shipped, the figures reported.
+# Audio and results go to bench/out/wake (WAKE_EVAL_OUT to change); the tables to bench/out/wake/report.md.
+# Needs flite, espeak-ng, sox, python3 with numpy (make setup / make bench-setup) and ../shared/benchmarks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${WAKE_EVAL_OUT:-$root/bench/out/wake}
+swift=${SWIFT:-swift}
+
+benchmarks=""
+dir=$root
+while [ "$dir" != "/" ]; do
+  if [ -d "$dir/shared/benchmarks" ]; then benchmarks=$dir/shared/benchmarks; break; fi
+  dir=$(dirname "$dir")
+done
+if [ -z "$benchmarks" ]; then echo "wake-eval: no shared/benchmarks in any folder above $root" >&2; exit 66; fi
+for tool in flite espeak-ng sox python3; do
+  command -v "$tool" >/dev/null || { echo "wake-eval: $tool is not installed (make setup)" >&2; exit 69; }
+done
+python3 -c 'import numpy' 2>/dev/null || { echo "wake-eval: python3 lacks numpy (pip install numpy)" >&2; exit 69; }
+
+shipped=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(json.dumps({k: v for k, v in s.items() if not k.startswith("_")}))' Models/wake.json)
+phrase=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("phrase", "hey hark"))' "$shipped")
+candidates=("hey hark" "okay hark" "hark" "hello hark")
+
+mkdir -p "$out"
+echo "wake-eval: making audio in $out (benchmarks: $benchmarks)" >&2
+args=()
+for p in "${candidates[@]}"; do args+=(--phrase "$p"); done
+python3 scripts/wake/make_eval.py "$out/dev" --benchmarks "$benchmarks" --half dev "${args[@]}"
+python3 scripts/wake/make_eval.py "$out/test" --benchmarks "$benchmarks" --half test --phrase "$phrase"
+
+runs=()
+for p in "${candidates[@]}"; do
+  runs+=(--run "dev $p" dev "{\"phrase\": \"$p\", \"kws_threshold\": 1e-40, \"confirmation_threshold\": -20}")
+done
+python3 scripts/wake/manifest.py "$out/dev/truth.json" "$out/dev/manifest.json" "$out/dev/results.jsonl" "${runs[@]}" \
+  --run "dev shipped" dev "$shipped"
+python3 scripts/wake/manifest.py "$out/test/truth.json" "$out/test/manifest.json" "$out/test/results.jsonl" \
+  --run "test shipped" test "$shipped"
+
+$swift build -Xswiftc -warnings-as-errors --build-tests >&2
+for half in dev test; do
+  echo "wake-eval: decoding the $half streams" >&2
+  HARK_WAKE_EVAL="$out/$half/manifest.json" $swift test --skip-build --filter WakeEvaluation >&2
+done
+
+kws=$(python3 -c 'import json,math,sys; print(math.log10(json.loads(sys.argv[1]).get("kws_threshold", 1e-20)))' "$shipped")
+margin=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_threshold", -1.5))' "$shipped")
+{
+  echo "# Wake-phrase evaluation ($(date -u +%Y-%m-%d), shipped settings: $shipped)"
+  for p in "${candidates[@]}"; do
+    echo; echo "## dev, \"$p\", both thresholds swept"; echo
+    python3 scripts/wake/score.py "$out/dev/truth.json" "$out/dev/results.jsonl" --run "dev $p" \
+      --kws -15 -20 -25 -30 -35 -40 --margin -2 -1.5 -1.25 -1 -0.75
+  done
+  for half in dev test; do
+    echo; echo "## $half, Models/wake.json as shipped"; echo
+    python3 scripts/wake/score.py "$out/$half/truth.json" "$out/$half/results.jsonl" --run "$half shipped" \
+      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false
+  done
+} > "$out/report.md"
+echo "wake-eval: report in $out/report.md" >&2

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Score the wake-phrase evaluation: hit rate and false wakes per hour, keyphrase pass alone and confirmed.
+
+Reads truth.json (make_eval.py) and the results the Swift side wrote (WakeEvaluation: one line per keyphrase
+hit with its keyphrase score `kws` (log10) and second-pass `margin`, one line per stream). A hit whose phrase
+end falls between the start of a positive clip and 0.6 s after the phrase's estimated end is a detection of
+that clip; every other hit is a false wake. False wakes are counted per hour of audio without the phrase
+(the streams less the positive clips).
+
+Because the Swift run records every hit above its own (loose) threshold, with its margin, stricter
+thresholds are scored by filtering: exact for the confirmation threshold (a rejected and an accepted hit
+change the stream alike), and a close approximation for the keyphrase threshold (a loose hit restarts the
+search a little earlier than a strict run would).
+
+usage: score.py TRUTH RESULTS --run NAME [--kws -20 -25 ...] [--margin -2 -1.5 ...] [--pick HIT_RATE]
+"""
+import argparse
+import json
+import statistics
+from collections import defaultdict
+
+TOLERANCE_AFTER = 0.6
+TOLERANCE_BEFORE = 0.2
+
+
+def load(truth_path, results_path, run):
+    with open(truth_path) as handle:
+        truth = {s["path"]: s for s in json.load(handle)["streams"]}
+    hits, seconds = defaultdict(list), {}
+    with open(results_path) as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["run"] != run:
+                continue
+            if row["type"] == "hit":
+                hits[row["stream"]].append(row)
+            else:
+                seconds[row["stream"]] = (row["seconds"], row["processing_seconds"])
+    return {path: truth[path] for path in seconds}, hits, seconds
+
+
+def group_of(stream):
+    if stream["voice"] == "real":
+        return stream["condition"]
+    return f"{stream['source']} {stream['condition']}"
+
+
+def score(streams, hits, kws, margin):
+    """Per group: positives, detected, false wakes, negative hours, timing errors (margin None = pass alone)."""
+    groups = defaultdict(lambda: {"positives": 0, "detected": 0, "false": 0, "hours": 0.0, "timing": [], "false_list": []})
+    for path, stream in streams.items():
+        g = groups[group_of(stream)]
+        positives = [item for item in stream["items"] if item["kind"] == "positive"]
+        g["positives"] += len(positives)
+        g["hours"] += (stream["seconds"] - sum(i["end"] - i["start"] for i in positives)) / 3600
+        found = set()
+        for hit in hits.get(path, []):
+            if hit["kws"] < kws:
+                continue
+            if margin is not None and (hit.get("margin") is None or hit["margin"] < margin or
+                                       hit["rejection"] == "longer than maximum_phrase_seconds"):
+                continue
+            match = next((n for n, item in enumerate(positives)
+                          if item["start"] - TOLERANCE_BEFORE <= hit["end"] <= item["phrase_end"] + TOLERANCE_AFTER), None)
+            if match is None:
+                g["false"] += 1
+                text = next((i["text"] for i in stream["items"] if i["start"] <= hit["end"] <= i["end"] + 0.3), "(gap)")
+                g["false_list"].append(f"{stream['voice']}: {text} @{hit['end']:.2f} kws {hit['kws']:.1f} margin {hit.get('margin', float('nan')):.2f}")
+            elif match not in found:
+                found.add(match)
+                g["timing"].append(hit["end"] - positives[match]["phrase_end"])
+        g["detected"] += len(found)
+    return groups
+
+
+def totals(groups):
+    positives = sum(g["positives"] for g in groups.values())
+    detected = sum(g["detected"] for g in groups.values())
+    false = sum(g["false"] for g in groups.values())
+    hours = sum(g["hours"] for g in groups.values())
+    return positives, detected, false, hours
+
+
+def row(name, g):
+    rate = f"{g['detected']}/{g['positives']} ({100 * g['detected'] / g['positives']:.0f}%)" if g["positives"] else "–"
+    per_hour = g["false"] / g["hours"] if g["hours"] else 0
+    return f"| {name} | {rate} | {g['false']} | {g['hours'] * 60:.1f} | {per_hour:.1f} |"
+
+
+def table(groups, title):
+    lines = [f"**{title}**", "", "| audio | hit rate | false wakes | minutes without the phrase | false wakes / hour |",
+             "|---|---|---|---|---|"]
+    for name in sorted(groups):
+        lines.append(row(name, groups[name]))
+    positives, detected, false, hours = totals(groups)
+    lines.append(row("**all**", {"positives": positives, "detected": detected, "false": false, "hours": hours}))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("truth")
+    parser.add_argument("results")
+    parser.add_argument("--run", required=True)
+    parser.add_argument("--kws", type=float, nargs="*", default=[-10, -15, -20, -25, -30, -35, -40])
+    parser.add_argument("--margin", type=float, nargs="*", default=[-3, -2.5, -2, -1.75, -1.5, -1.25, -1, -0.75, -0.5])
+    parser.add_argument("--at", type=float, nargs=2, metavar=("KWS", "MARGIN"), help="print full tables at these thresholds")
+    parser.add_argument("--false", action="store_true", help="list the false wakes at --at")
+    args = parser.parse_args()
+    streams, hits, seconds = load(args.truth, args.results, args.run)
+    audio = sum(s for s, _ in seconds.values())
+    work = sum(p for _, p in seconds.values())
+    print(f"run {args.run}: {len(streams)} streams, {audio / 3600:.2f} h of audio, real-time factor {work / audio:.4f} "
+          f"(both passes, this machine)\n")
+    print("| kws threshold (log10) | confirmation margin | hit rate | false wakes | false wakes / hour |")
+    print("|---|---|---|---|---|")
+    for kws in args.kws:
+        for margin in [None] + args.margin:
+            positives, detected, false, hours = totals(score(streams, hits, kws, margin))
+            name = "– (pass alone)" if margin is None else f"{margin:g}"
+            print(f"| {kws:g} | {name} | {detected}/{positives} ({100 * detected / max(1, positives):.1f}%) | {false} | "
+                  f"{false / hours:.2f} |")
+    if args.at:
+        kws, margin = args.at
+        for title, m in ((f"keyphrase pass alone, kws ≥ 1e{kws:g}", None),
+                         (f"with confirmation, kws ≥ 1e{kws:g}, margin ≥ {margin:g}", margin)):
+            groups = score(streams, hits, kws, m)
+            print("\n" + table(groups, title))
+            timing = [t for g in groups.values() for t in g["timing"]]
+            if timing:
+                print(f"\nphrase end found {statistics.median(timing):+.2f} s from the estimate (median), "
+                      f"90% within {sorted(abs(t) for t in timing)[int(0.9 * (len(timing) - 1))]:.2f} s")
+            if args.false:
+                for g in groups.values():
+                    for line in g["false_list"]:
+                        print("  false:", line)
+
+
+if __name__ == "__main__":
+    main()
