@@ -50,6 +50,12 @@ public final class ActionDispatcher: DialogActionPerformer {
         report(event(.action, "\(action.name) \(command)", [
             "name": .string(action.name), "command": .string(command), "result": result,
         ]))
+        if action.name != "camera", let state = result.stringValue {
+            // The line's state as read back, in the words the original phone app showed.
+            report(event(.device, "\(action.name.prefix(1).uppercased() + action.name.dropFirst()) is \(state)", [
+                "name": .string(action.name), "state": .string(state),
+            ]))
+        }
         return result
     }
 
@@ -67,12 +73,7 @@ public final class ActionDispatcher: DialogActionPerformer {
             default:
                 throw DialogActionFailure("unknown command \"\(command)\" for \(output.name) (use on, off, toggle or blink)")
             }
-            let now = try output.read()
-            let state = now ? "on" : "off"
-            report(event(.device, "\(output.name.prefix(1).uppercased() + output.name.dropFirst()) is \(state)", [
-                "name": .string(output.name), "state": .string(state),
-            ]))
-            return .string(state)
+            return .string(try output.read() ? "on" : "off")
         } catch let error as GPIOError {
             throw DialogActionFailure(error.message)
         } catch let error as DialogActionFailure {

@@ -229,7 +229,7 @@ public final class Appliance {
     private func cancelListening() {
         listening = nil
         listener?.reset()
-        wake?.reset()
+        restartWake()
         state = .idle
         setLED(false)
     }
@@ -279,23 +279,25 @@ public final class Appliance {
         }
         let dispatcher = ActionDispatcher(
             devices: devices, pictures: pictures, turn: turnID, trigger: source.rawValue,
-            report: { [weak self] event in self?.record(event) }, announce: { [weak self] event in self?.report(event, nil) })
-        let reply = assistant.message(text, context: publishedStates(into: context), random: &random, performer: dispatcher)
-        context = reply.turn.context
-        let top = reply.understanding.intents.first
+            report: { [weak self] event in self?.record(event) }, announce: { [weak self] event in self?.announce(event) })
+        // The same matcher reading as typed text, reported before the dialog acts on it.
+        let understood = spoken?.understanding ?? assistant.matcher.understand(text)
+        let top = understood.intents.first
         emit(.intent, top.map { "#\($0.intent) \(format($0.confidence))" } ?? "no intent", [
-            "accepted": true, "intents": intentsJSON(reply.understanding),
-            "entities": .array(reply.understanding.entities.map { e in
+            "accepted": true, "intents": intentsJSON(understood),
+            "entities": .array(understood.entities.map { e in
                 .object(JSONObject([("entity", .string(e.entity)), ("value", .string(e.value))]))
             }),
-            "nodes_visited": .array(reply.turn.nodesVisited.map { .string($0) }),
         ], turn: turnID)
-        for message in reply.turn.logMessages {
+        let reply = assistant.dialog.respond(to: understood, context: publishedStates(into: context), now: Date(), random: &random, performer: dispatcher)
+        context = reply.context
+        emit(.state, "Dialog: \(reply.nodesVisited.joined(separator: " → "))", ["nodes_visited": .array(reply.nodesVisited.map { .string($0) })], turn: turnID)
+        for message in reply.logMessages {
             if message["level"]?.stringValue == "error" || message["level"]?.stringValue == "err" {
                 emit(.error, message["msg"]?.stringValue ?? "dialog error", ["source": "dialog"], turn: turnID)
             }
         }
-        answer(reply.turn.text, turn: turnID, accepted: true, intent: top, heard: text, acoustic: spoken?.acousticConfidence)
+        answer(reply.text, turn: turnID, accepted: true, intent: top, heard: text, acoustic: spoken?.acousticConfidence)
         // A dialog waiting for an answer listens again without a new wake phrase.
         let waiting = context["system"]?["branch_exited"]?.boolValue != true
         if waiting, spoken != nil { beginListening(source: source, cause: "follow-up", holding: false, audio: nil, force: true) }
@@ -311,12 +313,16 @@ public final class Appliance {
         if let synthesizer, let speaker, !text.isEmpty {
             do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"], turn: turnID) }
         }
-        wake?.reset()
+        restartWake()
         listener?.reset()
         state = .idle
     }
 
     // MARK: - Devices, earcon, events
+
+    private func restartWake() {
+        do { try wake?.restart() } catch { emit(.error, "wake phrase: \(error)", ["source": "wake"]) }
+    }
 
     private func watchButton() -> ButtonWatch? {
         guard let button = devices.button else { return nil }
@@ -367,6 +373,15 @@ public final class Appliance {
 
     private func emit(_ kind: ApplianceEvent.Kind, _ text: String, _ data: JSONObject, turn: Int64? = nil) {
         record(ApplianceEvent(kind: kind, text: text, turn: turn, data: data))
+    }
+
+    /// Shows an event another part already stored (the picture store logs its pictures), as stored.
+    private func announce(_ event: ApplianceEvent) {
+        if let store, let stored = try? store.latestEvents(limit: 1, kinds: [event.kind]).last, stored.event.turn == event.turn {
+            report(stored.event, stored.id)
+        } else {
+            report(event, nil)
+        }
     }
 
     /// Stores the event (committed at once: a crash mid-turn keeps what happened so far) and reports it.

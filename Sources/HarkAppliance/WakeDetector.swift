@@ -23,5 +23,5 @@ public protocol WakeDetector: AnyObject {
     /// Feeds the next audio of the stream (16 kHz mono); a hit when this audio completed the phrase.
     func detect(_ buffer: PCMBuffer) throws -> WakeHit?
     /// Forgets partial matches (after a turn, so the reply's audio or the command cannot wake it).
-    func reset()
+    func restart() throws
 }

@@ -60,7 +60,9 @@ enum RunCommand: Command {
             }
         }
         if simulate { configuration.simulate = .always }
-        var notes: [String] = []
+        // What this machine lacks, for the one line that says how the appliance runs anyway.
+        var missing: [String] = []
+        var details: [String] = []
 
         // The workspace and the dialog.
         let workspacePath = workspaceOverride ?? (configPath == nil ? defaultWorkspacePath() : configuration.resolve(configuration.workspace).path)
@@ -100,7 +102,8 @@ enum RunCommand: Command {
             do {
                 audio = try ALSACapture(device: configuration.captureDevice, format: .speech, configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
             } catch {
-                notes.append("no microphone (\(configuration.captureDevice): \(error.message))")
+                missing.append("microphone")
+                details.append("microphone: ALSA '\(configuration.captureDevice)': \(error.message)")
             }
             mode = configuration.wakeEnabled ? .wake : .triggered
         }
@@ -121,7 +124,8 @@ enum RunCommand: Command {
             do {
                 speaker = try ALSAPlayback(device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1), configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
             } catch {
-                notes.append("no speaker (\(configuration.playbackDevice): \(error.message)): replies are printed, not spoken")
+                missing.append("speaker")
+                details.append("speaker: ALSA '\(configuration.playbackDevice)': \(error.message)")
             }
         }
 
@@ -135,16 +139,32 @@ enum RunCommand: Command {
                                     phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
             }
             recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
-            if mode == .wake { wake = try WakeCLI.spotter(configuration: configuration, model: model) }
+            if mode == .wake {
+                wake = try SpeechCLI.wakeSpotter(settingsPath: configuration.wakeSettings.map { configuration.resolve($0) }, model: model)
+            }
         }
 
         let interactive = isatty(0) == 1
         let console = interactive || consoleFlag
-        if !devices.simulated.isEmpty { notes.append("simulated \(devices.simulated.joined(separator: ", ")) (no real device on this machine)") }
-        if audio == nil { notes.append(console ? "type a request, or Enter to talk" : "no console either: waiting for the button") }
-        let modeLine = input != nil ? "audio from \(input!)\(wakeFromFile ? " after the wake phrase" : "")"
-            : audio == nil ? "text input" : mode == .wake ? "wake phrase" : "button or console to talk"
-        printError("hark: running \(workspace.name) (\(modeLine))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
+        let simulatedGPIO = devices.simulated.contains { $0 != "camera" }
+        let simulatedCamera = devices.simulated.contains("camera")
+        if simulatedGPIO && configuration.simulate == .auto { missing.append("GPIO chip") }
+        if simulatedCamera && configuration.simulate == .auto { missing.append("camera") }
+        var line = "hark: running \(workspace.name)"
+        if !missing.isEmpty { line += "; this machine has no \(listed(missing, "or"))" }
+        var ways: [String] = []
+        if simulatedGPIO || simulatedCamera {
+            ways.append("simulated \(listed(devices.simulated.map { $0 == "led" ? "LED" : $0 }, "and"))")
+        }
+        if let input {
+            ways.append("audio from \(input)" + (wakeFromFile ? " after the wake phrase" : ""))
+        } else if audio != nil {
+            ways.append(mode == .wake ? "say the wake phrase" : "press the button")
+        }
+        if audio == nil { ways.append(console ? "type a request" : "no console: waiting for a signal") }
+        if speaker == nil { ways.append("replies printed, not spoken") }
+        printError(line + (ways.isEmpty ? "" : ": " + ways.joined(separator: "; ")) + ".")
+        for detail in details { printError("  \(detail)") }
 
         let printer = EventPrinter(json: events, interactive: interactive && !events)
         let appliance = try Appliance(
@@ -158,6 +178,11 @@ enum RunCommand: Command {
         let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
         do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }
         return status
+    }
+
+    /// "a, b and c".
+    static func listed(_ items: [String], _ conjunction: String) -> String {
+        items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 
     /// Dialog actions that no configured device can run, named by node (docs/device-actions.md).

@@ -24,12 +24,31 @@ enum SpeechCLI {
     }
 
     /// `Models/pronunciations.dict` next to the working directory or the executable's repository, if any.
-    static func customDictionary() -> URL? {
+    static func customDictionary() -> URL? { modelsFile("pronunciations.dict") }
+
+    /// `Models/NAME` under the working directory or the executable's repository, if there is one.
+    static func modelsFile(_ name: String) -> URL? {
         let fm = FileManager.default
         var dirs = [URL(fileURLWithPath: fm.currentDirectoryPath)]
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<4 { dirs.append(dir); dir = dir.deletingLastPathComponent() }
-        return dirs.map { $0.appendingPathComponent("Models/pronunciations.dict") }.first { fm.fileExists(atPath: $0.path) }
+        return dirs.map { $0.appendingPathComponent("Models/\(name)") }.first { fm.fileExists(atPath: $0.path) }
+    }
+
+    /// The wake-phrase spotter `hark run` listens with: settings from the configuration's `wake.settings`, else
+    /// `Models/wake.json`, else the built-in defaults; a bad settings file is a data error (65).
+    static func wakeSpotter(settingsPath: URL?, model: SpeechModel) throws -> WakePhraseSpotter {
+        var settings = WakeSettings()
+        if let url = settingsPath ?? modelsFile("wake.json") {
+            do { settings = try WakeSettings.load(from: url) } catch { throw CommandFailure(message: "\(error)", exitCode: 65) }
+        }
+        do {
+            return try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings, pronunciations: try pronunciationSource())
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure(message: "wake phrase \"\(settings.phrase)\": \(error)", exitCode: 65)
+        }
     }
 
     static func pronunciationSource() throws -> CustomThenESpeak {
