@@ -44,8 +44,8 @@ public struct ApplianceConfiguration: Sendable, Equatable {
 
     // MARK: fields (defaults are the documented ones)
 
-    /// The intent workspace (Watson Assistant v1 JSON).
-    public var workspace = "Intents/home.json"
+    /// The intent workspace (Watson Assistant v1 JSON); nil = the shipped `Intents/home.json`.
+    public var workspace: String?
     /// Where the event store and pictures live; nil = `DataDirectory.default`.
     public var dataDirectory: String?
     public var simulate = Simulation.auto
@@ -146,7 +146,7 @@ extension ApplianceConfiguration {
         var c = ApplianceConfiguration()
         c.source = source
         try reader.read(object, path: "", known: [
-            "workspace": { v, p throws(ConfigurationError) in c.workspace = try reader.string(v, p) },
+            "workspace": { v, p throws(ConfigurationError) in c.workspace = try reader.optionalString(v, p) },
             "data_directory": { v, p throws(ConfigurationError) in c.dataDirectory = try reader.optionalString(v, p) },
             "simulate": { v, p throws(ConfigurationError) in c.simulate = try reader.simulation(v, p) },
             "audio": { v, p throws(ConfigurationError) in

@@ -65,7 +65,7 @@ enum RunCommand: Command {
         var details: [String] = []
 
         // The workspace and the dialog.
-        let workspacePath = workspaceOverride ?? (configPath == nil ? defaultWorkspacePath() : configuration.resolve(configuration.workspace).path)
+        let workspacePath = workspaceOverride ?? configuration.workspace.map { configuration.resolve($0).path } ?? defaultWorkspacePath()
         let workspace = try loadWorkspace(workspacePath, quiet: true)
         let assistant: Assistant
         do { assistant = try Assistant(workspace: workspace) } catch { throw CommandFailure(message: "\(workspacePath): \(error)", exitCode: 65) }

@@ -11,7 +11,7 @@ struct ApplianceConfigurationTests {
     func example() throws {
         let url = Self.root.appendingPathComponent("deploy/hark.json")
         var parsed = try ApplianceConfiguration.load(from: url)
-        #expect(FileManager.default.fileExists(atPath: parsed.resolve(parsed.workspace).path))
+        #expect(FileManager.default.fileExists(atPath: parsed.resolve(try #require(parsed.workspace)).path))
         parsed.workspace = ApplianceConfiguration().workspace
         parsed.source = nil
         #expect(parsed == ApplianceConfiguration())
@@ -39,7 +39,8 @@ struct ApplianceConfigurationTests {
         #expect(c.outputs["light"]?.contextVariable == "light_state")
         #expect(c.button?.line == .offset(5) && c.button?.mode == .press && c.button?.debounce == .milliseconds(50))
         #expect(c.cameraWidth == 320 && c.keepPictures == 3)
-        #expect(c.resolve(c.workspace).path == "/etc/hark/Intents/home.json")
+        #expect(c.workspace == nil)
+        #expect(c.resolve("home.json").path == "/etc/hark/home.json")
     }
 
     @Test("errors name the file and the field", arguments: [
