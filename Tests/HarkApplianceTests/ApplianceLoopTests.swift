@@ -26,7 +26,10 @@ struct ApplianceLoopTests {
         /// Signalled on every `listening` event (the button test waits for it before speaking).
         let listening = DispatchSemaphore(value: 0)
 
-        init(buttonMode: ApplianceConfiguration.ButtonMode = .hold, withRecognizer: Bool = true) throws {
+        init(
+            buttonMode: ApplianceConfiguration.ButtonMode = .hold, withRecognizer: Bool = true, workspace: Workspace? = nil,
+            wake: (any WakeDetector)? = nil
+        ) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("hark-loop-\(UUID().uuidString)")
             store = try EventStore(path: directory.appendingPathComponent("events.sqlite3"))
             pictures = try PictureStore(directory: directory.appendingPathComponent("pictures"), limit: 5, events: store)
@@ -46,13 +49,13 @@ struct ApplianceLoopTests {
                 ],
                 button: try chip.input(GPIOLineRequest(name: "button", line: .name("BUTTON"), activeLow: true, debounce: .milliseconds(5))),
                 camera: try SimulatedCamera(width: 320, height: 240))
-            let workspace = try Workspace.load(from: ApplianceLoopTests.root.appendingPathComponent("Intents/home.json"))
+            let workspace = try workspace ?? Workspace.load(from: ApplianceLoopTests.root.appendingPathComponent("Intents/home.json"))
             let recognizer = withRecognizer ? try SpeechRecognizer(
                 workspace: workspace,
                 pronunciations: try CustomThenESpeak(customDictionary: ApplianceLoopTests.root.appendingPathComponent("Models/pronunciations.dict"))) : nil
             var box: Bench?
             appliance = try Appliance(
-                configuration: c, assistant: try Assistant(workspace: workspace), recognizer: recognizer, wake: nil,
+                configuration: c, assistant: try Assistant(workspace: workspace), recognizer: recognizer, wake: wake,
                 synthesizer: try SpeechSynthesizer(), speaker: speaker, devices: devices, store: store, pictures: pictures, seed: 7
             ) { event, _ in box?.note(event) }
             box = self
@@ -241,5 +244,47 @@ struct ApplianceLoopTests {
         bench.appliance.triggers.post(.inputClosed(source: .console))
         _ = bench.appliance.run(audio: nil, mode: .triggered, exitWhenInputEnds: true)
         #expect(bench.texts(.error).contains { $0.contains("No microphone") })
+    }
+
+    /// A wake detector that hears the phrase in the first block of the stream, and only there.
+    final class FirstBlockWake: WakeDetector {
+        var fired = false
+        var restarts = 0
+        func detect(_ buffer: PCMBuffer) throws -> WakeHit? {
+            if fired { return nil }
+            fired = true
+            return WakeHit(phrase: "hey hark", commandAudio: PCMBuffer(format: .speech))
+        }
+        func restart() throws { restarts += 1 }
+    }
+
+    static let timerWorkspace = """
+        {"name": "timer", "language": "en", "entities": [], "counterexamples": [],
+         "intents": [
+           {"intent": "SetTimer", "examples": [{"text": "set a timer"}, {"text": "start a timer"}, {"text": "timer please"}]},
+           {"intent": "Duration", "examples": [{"text": "five minutes"}, {"text": "ten minutes"}, {"text": "one hour"}]}],
+         "dialog_nodes": [
+           {"dialog_node": "timer", "conditions": "#SetTimer", "output": {"text": {"values": ["For how long?"]}}},
+           {"dialog_node": "duration", "parent": "timer", "conditions": "#Duration",
+            "output": {"text": {"values": ["Timer set for <? input.text ?>."]}}},
+           {"dialog_node": "other", "parent": "timer", "previous_sibling": "duration", "conditions": "true",
+            "output": {"text": {"values": ["I need a duration."]}}},
+           {"dialog_node": "else", "previous_sibling": "timer", "conditions": "anything_else",
+            "output": {"text": {"values": ["Sorry."]}}}]}
+        """
+
+    @Test("after the wake phrase one command; a question from the dialog listens again without the wake phrase")
+    func followUpListening() throws {
+        let workspace = try Workspace.parse(Self.timerWorkspace, source: "timer.json")
+        let wake = FirstBlockWake()
+        let bench = try Bench(workspace: workspace, wake: wake)
+        let audio = Self.stream([Self.silence(0.5), try Self.espeak("set a timer"), Self.silence(1.5),
+                                 try Self.espeak("five minutes"), Self.silence(1.5)])
+        _ = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .wake, exitWhenInputEnds: true)
+        #expect(bench.events.filter { $0.kind == .wake }.count == 1)
+        #expect(bench.events.filter { $0.kind == .listening }.compactMap { $0.data["cause"]?.stringValue } == ["wake", "follow-up"])
+        #expect(bench.texts(.transcript) == ["set a timer", "five minutes"])
+        #expect(bench.texts(.reply) == ["For how long?", "Timer set for five minutes."])
+        #expect(wake.restarts >= 1, "the spotter starts afresh after a turn, so the reply cannot wake it")
     }
 }
