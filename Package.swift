@@ -28,9 +28,14 @@ let package = Package(
         system("CGPIOD", pkgConfig: "libgpiod", apt: ["libgpiod-dev"]),
         system("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
         system("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
+        system("CWebsockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
+        system("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
+        system("COpenSSL", pkgConfig: "openssl", apt: ["libssl-dev"]),
         .target(name: "CHarkShim", dependencies: ["CPocketSphinx", "CALSA"]),
         // V4L2's structs and ioctl numbers (macros) and a non-variadic ioctl: what Swift cannot import itself.
         .target(name: "CV4L2"),
+        // libwebsockets' macros (LWS_PRE, lws_write modes) and protocol-table helpers, as functions Swift can call.
+        .target(name: "CLWS", dependencies: ["CWebsockets"]),
 
         // PCM types, sources and sinks (files, ALSA, memory), resampling, endpointing.
         .target(name: "HarkAudio", dependencies: ["HarkCore", "CALSA", "CSndfile", "CSpeexDSP", "CHarkShim"]),
@@ -42,11 +47,18 @@ let package = Package(
         // The always-on loop: triggers, listening, dialog, device actions, the event store (SQLite), configuration.
         .target(name: "HarkAppliance", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "CSQLite"]),
 
-        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
+        // The LAN companion: HTTP/WebSocket/TLS (libwebsockets), auth (libsodium), the Watson-compatible and
+        // appliance APIs, the web page.
+        .target(name: "HarkServer", dependencies: [
+            "HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "CWebsockets", "CSodium", "COpenSSL", "CLWS",
+        ]),
+
+        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkServer"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
         .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices"]),
+        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkAppliance", "HarkCore"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance"]),

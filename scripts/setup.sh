@@ -11,7 +11,7 @@ PACKAGES=(
     libgpiod-dev                                               # GPIO light, LED and button (libgpiod v1)
     libsndfile1-dev libspeexdsp-dev                            # audio files, resampling
     libsqlite3-dev                                             # event store
-    libsodium-dev libwebsockets-dev libopus-dev                # server: auth, HTTP/WebSocket/TLS, room audio
+    libsodium-dev libwebsockets-dev libssl-dev libopus-dev     # server: auth, HTTP/WebSocket/TLS (certificates), room audio
     libturbojpeg0-dev                                          # camera frames to JPEG (TurboJPEG API)
     flite                                                      # a second synthetic voice for wake-phrase and rejection tests
     pkg-config                                                 # SwiftPM finds the C libraries through it

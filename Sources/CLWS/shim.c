@@ -1,0 +1,3 @@
+#include "CLWS.h"
+
+int clws_pre(void) { return LWS_PRE; }
