@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "hark", targets: ["HarkCLI"]),
+        // The checks the qemu hardware lane runs inside the VM against gpio-sim, snd-aloop and vivid (docs/hardware-testing.md).
+        .executable(name: "hark-hwcheck", targets: ["HarkHardwareCheck"]),
         .library(name: "HarkCore", targets: ["HarkCore"]),
     ],
     targets: [
@@ -54,6 +56,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkServer"]),
+        .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
