@@ -96,6 +96,23 @@ struct RecognizerTests {
         #expect(abs((again.acousticMargin ?? 0) - (whole.acousticMargin ?? 0)) < 0.3)
     }
 
+    @Test("While the speaker talks, the partial text grows into the final transcript", arguments: [RecognitionOptions.CepstralMean.batch, .live])
+    func partialText(mean: RecognitionOptions.CepstralMean) throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
+        let audio = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        try recognizer.startUtterance()
+        var partials: [String] = []
+        for start in stride(from: 0, to: audio.samples.count, by: 8000) {
+            try recognizer.process(PCMBuffer(format: .speech, samples: Array(audio.samples[start..<min(start + 8000, audio.samples.count)])))
+            partials.append(try recognizer.partialText())
+        }
+        let final = try recognizer.finishUtterance()
+        #expect(final.text == "go forward ten meters")
+        #expect(partials.last == final.text, "\(partials)")
+        #expect(partials.first.map { $0.split(separator: " ").count < 4 } ?? false, "\(partials)")
+        #expect(throws: SpeechRecognitionError.self) { try recognizer.partialText() }
+    }
+
     @Test("Synthesized rhasspy commands are recognised and understood", arguments: rhasspyClips)
     func rhasspyCommands(clip: String) throws {
         let recognizer = try SpeechRecognizer(workspace: Self.rhasspyHome)

@@ -166,6 +166,23 @@ public final class SpeechRecognizer {
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
     }
 
+    /// What has been heard so far in the unfinished utterance, for showing while the speaker still talks
+    /// (push-to-talk in the browser). With batch cepstral mean the audio so far is decoded as a whole,
+    /// without the confidence pass: it costs a fraction of the final decode and may change when the
+    /// utterance ends. Empty when nothing has been recognised yet.
+    public func partialText() throws -> String {
+        guard inUtterance else { throw SpeechRecognitionError.noUtterance }
+        if options.cepstralMean == .batch {
+            guard !audio.isEmpty else { return "" }
+            let padded = MicrophoneFloor.lacksNoiseFloor(audio) ? floor.quiet() + floor.adding(to: audio) : audio
+            try decoder.startUtterance()
+            try decoder.process(padded, fullUtterance: true)
+            try decoder.endUtterance()
+        }
+        let text = decoder.hypothesis()?.text ?? ""
+        return text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ")
+    }
+
     /// Recognises one whole utterance.
     public func recognize(_ buffer: PCMBuffer) throws -> Transcript {
         try startUtterance()
