@@ -50,19 +50,19 @@ for half in dev test; do
   HARK_WAKE_EVAL="$out/$half/manifest.json" $swift test --skip-build --filter WakeEvaluation >&2
 done
 
-kws=$(python3 -c 'import json,math,sys; print(math.log10(json.loads(sys.argv[1]).get("kws_threshold", 1e-20)))' "$shipped")
-margin=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_threshold", -1.5))' "$shipped")
+kws=$(python3 -c 'import json,math,sys; print(math.log10(json.loads(sys.argv[1]).get("kws_threshold", 1e-30)))' "$shipped")
+margin=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_threshold", -3))' "$shipped")
 {
   echo "# Wake-phrase evaluation ($(date -u +%Y-%m-%d), shipped settings: $shipped)"
   for p in "${candidates[@]}"; do
     echo; echo "## dev, \"$p\", both thresholds swept"; echo
     python3 scripts/wake/score.py "$out/dev/truth.json" "$out/dev/results.jsonl" --run "dev $p" \
-      --kws -15 -20 -25 -30 -35 -40 --margin -2 -1.5 -1.25 -1 -0.75
+      --kws -20 -25 -30 -35 -40 --margin -4 -3 -2.5 -2 --measure word_margin
   done
   for half in dev test; do
     echo; echo "## $half, Models/wake.json as shipped"; echo
     python3 scripts/wake/score.py "$out/$half/truth.json" "$out/$half/results.jsonl" --run "$half shipped" \
-      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false
+      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false --measure word_margin
   done
 } > "$out/report.md"
 echo "wake-eval: report in $out/report.md" >&2

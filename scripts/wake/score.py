@@ -45,7 +45,7 @@ def group_of(stream):
     return f"{stream['source']} {stream['condition']}"
 
 
-def score(streams, hits, kws, margin):
+def score(streams, hits, kws, margin, measure="margin"):
     """Per group: positives, detected, false wakes, negative hours, timing errors (margin None = pass alone)."""
     groups = defaultdict(lambda: {"positives": 0, "detected": 0, "false": 0, "hours": 0.0, "timing": [], "false_list": []})
     for path, stream in streams.items():
@@ -57,7 +57,7 @@ def score(streams, hits, kws, margin):
         for hit in hits.get(path, []):
             if hit["kws"] < kws:
                 continue
-            if margin is not None and (hit.get("margin") is None or hit["margin"] < margin or
+            if margin is not None and (hit.get(measure) is None or hit[measure] < margin or
                                        hit["rejection"] == "longer than maximum_phrase_seconds"):
                 continue
             match = next((n for n, item in enumerate(positives)
@@ -106,6 +106,8 @@ def main():
     parser.add_argument("--margin", type=float, nargs="*", default=[-3, -2.5, -2, -1.75, -1.5, -1.25, -1, -0.75, -0.5])
     parser.add_argument("--at", type=float, nargs=2, metavar=("KWS", "MARGIN"), help="print full tables at these thresholds")
     parser.add_argument("--false", action="store_true", help="list the false wakes at --at")
+    parser.add_argument("--measure", choices=["margin", "word_margin"], default="margin",
+                        help="the second pass's score: over the whole window (the spotter's) or its weakest word")
     args = parser.parse_args()
     streams, hits, seconds = load(args.truth, args.results, args.run)
     audio = sum(s for s, _ in seconds.values())
@@ -116,7 +118,7 @@ def main():
     print("|---|---|---|---|---|")
     for kws in args.kws:
         for margin in [None] + args.margin:
-            positives, detected, false, hours = totals(score(streams, hits, kws, margin))
+            positives, detected, false, hours = totals(score(streams, hits, kws, margin, args.measure))
             name = "– (pass alone)" if margin is None else f"{margin:g}"
             print(f"| {kws:g} | {name} | {detected}/{positives} ({100 * detected / max(1, positives):.1f}%) | {false} | "
                   f"{false / hours:.2f} |")
@@ -124,7 +126,7 @@ def main():
         kws, margin = args.at
         for title, m in ((f"keyphrase pass alone, kws ≥ 1e{kws:g}", None),
                          (f"with confirmation, kws ≥ 1e{kws:g}, margin ≥ {margin:g}", margin)):
-            groups = score(streams, hits, kws, m)
+            groups = score(streams, hits, kws, m, args.measure)
             print("\n" + table(groups, title))
             timing = [t for g in groups.values() for t in g["timing"]]
             if timing:

@@ -8,8 +8,8 @@ struct WakeCandidate: Sendable, Equatable {
     /// The phrase grammar's acoustic log-likelihood minus the phone loop's, per frame, over the whole
     /// confirmation window; `nil` when the second pass is off or the grammar found no path.
     var margin: Double?
-    /// The same margin word by word (each word's frames against the phone-loop phones inside them); the
-    /// lowest one, since a false hit often fits one word well and the other badly.
+    /// The same margin word by word (each word's frames against the phone-loop phones inside them), the
+    /// lowest one: what `confirmationThreshold` is compared with.
     var weakestWordMargin: Double?
     /// Where the phrase's last word ended in the grammar's alignment (or `end`).
     var commandStart: Int

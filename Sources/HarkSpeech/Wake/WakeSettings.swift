@@ -16,9 +16,9 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     public var settleSeconds: Double
     /// Whether a keyphrase hit is checked by the second pass (grammar of the phrase against a phone loop).
     public var confirms: Bool
-    /// The smallest acoustic margin a confirmed hit may have: the phrase grammar's acoustic log-likelihood
-    /// minus a free phone loop's over the hit's audio, per 10 ms frame (natural log, ≤ 0 in practice; see
-    /// `AcousticConfidence`).
+    /// The smallest acoustic margin each word of a confirmed hit may have: the phrase grammar's acoustic
+    /// log-likelihood minus a free phone loop's over the word's frames, per 10 ms frame (natural log, ≤ 0 in
+    /// practice; see `AcousticConfidence`).
     public var confirmationThreshold: Double
     /// Audio before the phrase's detected start that the second pass also decodes, seconds: silence (or the
     /// room) before the phrase gives the grammar's start something to anchor on.
@@ -30,8 +30,8 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     public static let defaultPhrase = "hey hark"
 
     public init(
-        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-20, settleSeconds: Double = 0.15,
-        confirms: Bool = true, confirmationThreshold: Double = -1.5, preRollSeconds: Double = 0.3,
+        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-30, settleSeconds: Double = 0.15,
+        confirms: Bool = true, confirmationThreshold: Double = -3, preRollSeconds: Double = 0.3,
         maximumPhraseSeconds: Double = 1.5
     ) {
         self.phrase = phrase
