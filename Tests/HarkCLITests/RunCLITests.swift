@@ -81,7 +81,7 @@ struct RunCLITests {
     func wakePhrase() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let input = try Self.recording(["take a picture", "hey hark. turn on the light"], voice: "slt", in: dir)
+        let input = try Self.recording(["hey hark. turn on the light", "take a picture"], voice: "slt", in: dir)
         let r = try CLITests.hark(["run", "--simulate", "--input", input.path, "--fast", "--wake", "--events",
                                    "--data", dir.appendingPathComponent("data").path, "--seed", "1"])
         #expect(r.status == 0, "\(r.stderr)")
