@@ -24,8 +24,8 @@ public final class Appliance {
     public enum State: String, Sendable { case idle, listening, understanding, speaking }
 
     public let configuration: ApplianceConfiguration
-    public let assistant: Assistant
-    public let devices: DeviceSet
+    public let turns: TurnRunner
+    public var devices: DeviceSet { turns.devices }
     public let triggers = TriggerQueue()
     public private(set) var state = State.idle
     /// The conversation so far (Watson context), carried from turn to turn.
@@ -36,10 +36,7 @@ public final class Appliance {
     let wake: (any WakeDetector)?
     let synthesizer: SpeechSynthesizer?
     let speaker: (any AudioSink)?
-    let store: EventStore?
-    let pictures: PictureStore?
-    let report: (ApplianceEvent, Int64?) -> Void
-    var random: SplitMix64
+    var recorder: EventRecorder { turns.recorder }
 
     /// Samples of the stream consumed so far: the clock for listening timeouts.
     private var streamSamples = 0
@@ -57,29 +54,20 @@ public final class Appliance {
     private var stopping = false
 
     /// - Parameters:
+    ///   - turns: runs each turn (shared with the server, which runs web turns through the same runner).
     ///   - recognizer: decodes speech with the workspace's grammar; nil when there is no microphone.
     ///   - wake: the wake-phrase spotter for `AudioMode.wake`.
     ///   - synthesizer/speaker: replies aloud; without a speaker replies are only reported.
-    ///   - report: every event as it happens, with its id in the store (stdout `--events`, journald lines).
     public init(
-        configuration: ApplianceConfiguration, assistant: Assistant, recognizer: SpeechRecognizer?,
-        wake: (any WakeDetector)?, synthesizer: SpeechSynthesizer?, speaker: (any AudioSink)?, devices: DeviceSet,
-        store: EventStore?, pictures: PictureStore?, seed: UInt64? = nil,
-        report: @escaping (ApplianceEvent, Int64?) -> Void
+        configuration: ApplianceConfiguration, turns: TurnRunner, recognizer: SpeechRecognizer?,
+        wake: (any WakeDetector)?, synthesizer: SpeechSynthesizer?, speaker: (any AudioSink)?
     ) throws {
         self.configuration = configuration
-        self.assistant = assistant
-        self.devices = devices
+        self.turns = turns
         self.wake = wake
         self.synthesizer = synthesizer
         self.speaker = speaker
-        self.store = store
-        self.pictures = pictures
-        self.report = report
-        random = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
-        understanding = SpeechUnderstanding(
-            matcher: assistant.matcher, acousticThreshold: configuration.acousticThreshold,
-            intentThreshold: configuration.intentThreshold)
+        understanding = turns.speechUnderstanding
         if let recognizer {
             var endpointing = Endpointer.Configuration()
             endpointing.trailingSilence = configuration.trailingSilence
@@ -96,7 +84,7 @@ public final class Appliance {
     /// console) has ended and its turns are complete. Returns the process exit status.
     public func run(audio: (any AudioSource)?, mode: AudioMode, exitWhenInputEnds: Bool) -> Int32 {
         emit(.start, "Hark is running", [
-            "workspace": .string(assistant.workspace.source ?? ""), "mode": .string(mode.rawValue),
+            "workspace": .string(turns.assistant.workspace.source ?? ""), "mode": .string(mode.rawValue),
             "devices": .array(devices.descriptions.map { .string($0) }),
             "simulated": .array(devices.simulated.map { .string($0) }),
         ])
@@ -104,8 +92,7 @@ public final class Appliance {
         defer { buttonWatch?.stop() }
         setLED(false)
         // The first turn: the dialog's welcome, printed (not spoken: the appliance just booted).
-        let start = assistant.start(context: publishedStates(into: JSONObject()), random: &random)
-        context = start.turn.context
+        context = turns.start().context
 
         var audioEnded = audio == nil
         var textEnded = false
@@ -147,7 +134,7 @@ public final class Appliance {
             let typed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !typed.isEmpty else { return }
             if listening != nil { cancelListening() }
-            turn(text: typed, spoken: nil, source: source)
+            turn(turns.run(text: typed, context: context, source: source), spoken: false)
         case .listen(let source):
             beginListening(source: source, cause: source.rawValue, holding: false, audio: audio)
         case .buttonPressed:
@@ -249,73 +236,28 @@ public final class Appliance {
         let source = listening?.source ?? .voice
         listening = nil
         setLED(false)
-        let command = understanding.understand(transcript)
-        turn(text: transcript.text, spoken: command, source: source)
+        state = .understanding
+        turn(turns.run(spoken: understanding.understand(transcript), context: context, source: source), spoken: true)
     }
 
     // MARK: - A turn
 
-    private func turn(text: String, spoken: SpokenCommand?, source: TurnSource) {
-        state = .understanding
-        let turnID = beginTurn(source: source)
-        if let spoken {
-            let t = spoken.transcript
-            emit(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, [
-                "transcript": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
-                "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
-                "accepted": .bool(spoken.accepted), "source": .string(source.rawValue),
-            ], turn: turnID)
-            if !spoken.accepted {
-                // Unsure is better than wrong: nothing runs, the conversation does not move.
-                let why = t.text.isEmpty ? "nothing recognised"
-                    : spoken.acousticConfidence < understanding.acousticThreshold ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(understanding.acousticThreshold))"
-                    : "intent confidence \(format(spoken.intentConfidence)) < \(format(understanding.intentThreshold))"
-                emit(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
-                answer(["Sorry, I didn't catch that."], turn: turnID, accepted: false, intent: nil, heard: t.text, acoustic: t.acousticConfidence)
-                return
-            }
-        } else {
-            emit(.transcript, text, ["transcript": .string(text), "source": .string(source.rawValue)], turn: turnID)
-        }
-        let dispatcher = ActionDispatcher(
-            devices: devices, pictures: pictures, turn: turnID, trigger: source.rawValue,
-            report: { [weak self] event in self?.record(event) }, announce: { [weak self] event in self?.announce(event) })
-        // The same matcher reading as typed text, reported before the dialog acts on it.
-        let understood = spoken?.understanding ?? assistant.matcher.understand(text)
-        let top = understood.intents.first
-        emit(.intent, top.map { "#\($0.intent) \(format($0.confidence))" } ?? "no intent", [
-            "accepted": true, "intents": intentsJSON(understood),
-            "entities": .array(understood.entities.map { e in
-                .object(JSONObject([("entity", .string(e.entity)), ("value", .string(e.value))]))
-            }),
-        ], turn: turnID)
-        let reply = assistant.dialog.respond(to: understood, context: publishedStates(into: context), now: Date(), random: &random, performer: dispatcher)
-        context = reply.context
-        emit(.state, "Dialog: \(reply.nodesVisited.joined(separator: " → "))", ["nodes_visited": .array(reply.nodesVisited.map { .string($0) })], turn: turnID)
-        for message in reply.logMessages {
-            if message["level"]?.stringValue == "error" || message["level"]?.stringValue == "err" {
-                emit(.error, message["msg"]?.stringValue ?? "dialog error", ["source": "dialog"], turn: turnID)
-            }
-        }
-        answer(reply.text, turn: turnID, accepted: true, intent: top, heard: text, acoustic: spoken?.acousticConfidence)
-        // A dialog waiting for an answer listens again without a new wake phrase.
-        let waiting = context["system"]?["branch_exited"]?.boolValue != true
-        if waiting, spoken != nil { beginListening(source: source, cause: "follow-up", holding: false, audio: nil, force: true) }
-    }
-
-    private func answer(_ lines: [String], turn turnID: Int64?, accepted: Bool, intent: IntentScore?, heard: String, acoustic: Double?) {
-        let text = lines.filter { !$0.isEmpty }.joined(separator: " ")
-        emit(.reply, text, ["accepted": .bool(accepted)], turn: turnID)
-        finishTurn(turnID, TurnOutcome(
-            transcript: heard, acousticConfidence: acoustic, intent: intent?.intent,
-            confidence: intent?.confidence, reply: text, accepted: accepted))
+    /// After a turn: the reply aloud, then idle — or listening again when the dialog asked a question.
+    private func turn(_ result: TurnRunner.Result, spoken: Bool) {
+        if result.accepted { context = result.context }
         state = .speaking
-        if let synthesizer, let speaker, !text.isEmpty {
-            do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"], turn: turnID) }
+        if let synthesizer, let speaker, !result.reply.isEmpty {
+            do { _ = try synthesizer.speak(result.reply, to: speaker) } catch {
+                recorder.record(.error, "speaking: \(error)", ["source": "synthesis"], turn: result.turn)
+            }
         }
         restartWake()
         listener?.reset()
         state = .idle
+        // A dialog waiting for an answer listens again without a new wake phrase.
+        if result.waitingForAnswer, spoken {
+            beginListening(source: .voice, cause: "follow-up", holding: false, audio: nil, force: true)
+        }
     }
 
     // MARK: - Devices, earcon, events
@@ -333,17 +275,6 @@ public final class Appliance {
         }
     }
 
-    /// The dialog sees each output's real state (read from its line) in its context variable before every turn.
-    private func publishedStates(into context: JSONObject) -> JSONObject {
-        var context = context
-        let (states, failures) = devices.states()
-        for (name, on) in states {
-            if let variable = devices.contextVariables[name] { context[variable] = .string(on ? "on" : "off") }
-        }
-        for failure in failures { emit(.error, "reading \(failure)", ["source": "gpio"]) }
-        return context
-    }
-
     private func setLED(_ on: Bool) {
         guard let led = devices.outputs["led"] else { return }
         do { try led.set(on) } catch { emit(.error, "led: \(error.message)", ["source": "gpio"]) }
@@ -354,55 +285,7 @@ public final class Appliance {
         do { try speaker.write(Earcon.listening(format: speaker.format)) } catch { emit(.error, "earcon: \(error)", ["source": "audio"]) }
     }
 
-    private func beginTurn(source: TurnSource) -> Int64? {
-        guard let store else { return nil }
-        do { return try store.beginTurn(source: source) } catch {
-            report(ApplianceEvent(kind: .error, text: "event store: \(error)"), nil)
-            return nil
-        }
-    }
-
-    private func finishTurn(_ id: Int64?, _ outcome: TurnOutcome) {
-        guard let store, let id else { return }
-        do {
-            try store.finishTurn(id, outcome: outcome)
-        } catch {
-            report(ApplianceEvent(kind: .error, text: "event store: \(error)", turn: id), nil)
-        }
-    }
-
     private func emit(_ kind: ApplianceEvent.Kind, _ text: String, _ data: JSONObject, turn: Int64? = nil) {
-        record(ApplianceEvent(kind: kind, text: text, turn: turn, data: data))
+        recorder.record(kind, text, data, turn: turn)
     }
-
-    /// Shows an event another part already stored (the picture store logs its pictures), as stored.
-    private func announce(_ event: ApplianceEvent) {
-        if let store, let stored = try? store.latestEvents(limit: 1, kinds: [event.kind]).last, stored.event.turn == event.turn {
-            report(stored.event, stored.id)
-        } else {
-            report(event, nil)
-        }
-    }
-
-    /// Stores the event (committed at once: a crash mid-turn keeps what happened so far) and reports it.
-    private func record(_ event: ApplianceEvent) {
-        var id: Int64?
-        if let store {
-            do { id = try store.append(event) } catch {
-                report(ApplianceEvent(kind: .error, text: "event store: \(error)", turn: event.turn), nil)
-            }
-        }
-        report(event, id)
-    }
-
-    private func intentsJSON(_ u: Understanding) -> JSONValue {
-        .array(u.intents.prefix(3).map { .object(JSONObject([("intent", .string($0.intent)), ("confidence", .number(rounded($0.confidence)))])) })
-    }
-
-    private func rounded(_ x: Double, _ places: Double = 3) -> Double {
-        let scale = pow(10, places)
-        return (x * scale).rounded() / scale
-    }
-
-    private func format(_ x: Double) -> String { String(format: "%.2f", x) }
 }

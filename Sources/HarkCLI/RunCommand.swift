@@ -167,10 +167,12 @@ enum RunCommand: Command {
         for detail in details { printError("  \(detail)") }
 
         let printer = EventPrinter(json: events, interactive: interactive && !events)
+        let recorder = EventRecorder(store: store) { event, id in printer.print(event, id: id) }
+        let turns = TurnRunner(
+            assistant: assistant, devices: devices, recorder: recorder, pictures: pictures,
+            acousticThreshold: configuration.acousticThreshold, intentThreshold: configuration.intentThreshold, seed: seed)
         let appliance = try Appliance(
-            configuration: configuration, assistant: assistant, recognizer: recognizer, wake: wake,
-            synthesizer: synthesizer, speaker: speaker, devices: devices, store: store, pictures: pictures, seed: seed
-        ) { event, id in printer.print(event, id: id) }
+            configuration: configuration, turns: turns, recognizer: recognizer, wake: wake, synthesizer: synthesizer, speaker: speaker)
 
         let stop = SignalStop(triggers: appliance.triggers)
         defer { stop.cancel() }

@@ -12,19 +12,39 @@ import Testing
 struct ApplianceLoopTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The events the appliance reported, from whichever thread reported them.
+    final class Notes: @unchecked Sendable {
+        // @unchecked: `seen` is only touched with `lock` held.
+        private let lock = NSLock()
+        private var seen: [ApplianceEvent] = []
+        /// Signalled on every `listening` event (the button test waits for it before speaking).
+        let listening = DispatchSemaphore(value: 0)
+
+        func note(_ event: ApplianceEvent) {
+            lock.lock()
+            seen.append(event)
+            lock.unlock()
+            if event.kind == .listening { listening.signal() }
+        }
+
+        var events: [ApplianceEvent] {
+            lock.lock()
+            defer { lock.unlock() }
+            return seen
+        }
+    }
+
     /// A bench appliance: light on line 0, LED on line 1, button on line 2 (active low), a 320×240 camera.
     final class Bench: @unchecked Sendable {
-        // @unchecked: `events` is only touched with `lock` held (the loop and the button thread report).
+        // @unchecked: read by the test's threads only after the appliance has written (the loop thread joins first).
         let chip = SimulatedGPIOChip(name: "simulated", lines: ["LIGHT", "LED", "BUTTON"])
         let directory: URL
         let store: EventStore
         let pictures: PictureStore
         let speaker = RecordingSink(format: PCMFormat(sampleRate: 22_050, channels: 1))
         let appliance: Appliance
-        private let lock = NSLock()
-        private var seen: [ApplianceEvent] = []
-        /// Signalled on every `listening` event (the button test waits for it before speaking).
-        let listening = DispatchSemaphore(value: 0)
+        let notes: Notes
+        var listening: DispatchSemaphore { notes.listening }
 
         init(
             buttonMode: ApplianceConfiguration.ButtonMode = .hold, withRecognizer: Bool = true, workspace: Workspace? = nil,
@@ -53,28 +73,19 @@ struct ApplianceLoopTests {
             let recognizer = withRecognizer ? try SpeechRecognizer(
                 workspace: workspace,
                 pronunciations: try CustomThenESpeak(customDictionary: ApplianceLoopTests.root.appendingPathComponent("Models/pronunciations.dict"))) : nil
-            var box: Bench?
+            let notes = Notes()
+            self.notes = notes
+            let recorder = EventRecorder(store: store) { event, _ in notes.note(event) }
+            let turns = TurnRunner(
+                assistant: try Assistant(workspace: workspace), devices: devices, recorder: recorder, pictures: pictures,
+                acousticThreshold: c.acousticThreshold, intentThreshold: c.intentThreshold, seed: 7)
             appliance = try Appliance(
-                configuration: c, assistant: try Assistant(workspace: workspace), recognizer: recognizer, wake: wake,
-                synthesizer: try SpeechSynthesizer(), speaker: speaker, devices: devices, store: store, pictures: pictures, seed: 7
-            ) { event, _ in box?.note(event) }
-            box = self
+                configuration: c, turns: turns, recognizer: recognizer, wake: wake, synthesizer: try SpeechSynthesizer(), speaker: speaker)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
 
-        func note(_ event: ApplianceEvent) {
-            lock.lock()
-            seen.append(event)
-            lock.unlock()
-            if event.kind == .listening { listening.signal() }
-        }
-
-        var events: [ApplianceEvent] {
-            lock.lock()
-            defer { lock.unlock() }
-            return seen
-        }
+        var events: [ApplianceEvent] { notes.events }
 
         func texts(_ kind: ApplianceEvent.Kind) -> [String] { events.filter { $0.kind == kind }.map(\.text) }
 

@@ -1,0 +1,153 @@
+import Foundation
+import HarkCore
+import HarkSpeech
+
+/// One turn of the conversation, wherever it comes from (the microphone, the console, the web): the
+/// transcript, the matcher's reading, the dialog with the devices' real states in its context and its
+/// actions run on them, the reply — every step an event, the turn a row in the store. Spoken commands
+/// that fail either confidence get "Sorry, I didn't catch that." and change nothing.
+///
+/// Thread-safe: the loop and the server's handlers run turns concurrently; each passes its own context.
+public final class TurnRunner: @unchecked Sendable {
+    // @unchecked: `random` is only touched with `lock` held; everything else is immutable or Sendable.
+    public let assistant: Assistant
+    public let devices: DeviceSet
+    public let recorder: EventRecorder
+    let pictures: PictureStore?
+    let thresholds: (acoustic: Double, intent: Double)
+    private let lock = NSLock()
+    private var random: SplitMix64
+
+    /// What a turn produced.
+    public struct Result: Sendable {
+        public var turn: Int64?
+        public var understanding: Understanding
+        /// The dialog's turn; nil when a spoken command was rejected (the dialog did not run).
+        public var dialog: DialogTurn?
+        /// The reply as spoken: the dialog's text lines joined, or the apology.
+        public var reply: String
+        public var accepted: Bool
+        /// The context for the next turn (unchanged when the command was rejected).
+        public var context: JSONObject
+        /// The dialog waits for an answer (Watson's `branch_exited` is not true).
+        public var waitingForAnswer: Bool
+    }
+
+    public static let apology = "Sorry, I didn't catch that."
+
+    public init(
+        assistant: Assistant, devices: DeviceSet, recorder: EventRecorder, pictures: PictureStore?,
+        acousticThreshold: Double, intentThreshold: Double, seed: UInt64? = nil
+    ) {
+        self.assistant = assistant
+        self.devices = devices
+        self.recorder = recorder
+        self.pictures = pictures
+        thresholds = (acousticThreshold, intentThreshold)
+        random = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
+    }
+
+    /// The first turn (`conversation_start` / `welcome`), with the devices' states in the context.
+    public func start(context: JSONObject = JSONObject()) -> DialogTurn {
+        let published = publishedStates(into: context)
+        return withRandom { assistant.dialog.start(context: published, now: Date(), random: &$0) }
+    }
+
+    /// A typed (or web) turn.
+    public func run(text: String, context: JSONObject, source: TurnSource) -> Result {
+        run(text: text, spoken: nil, context: context, source: source)
+    }
+
+    /// A spoken turn: `command` comes from `SpeechUnderstanding` with this runner's thresholds.
+    public func run(spoken command: SpokenCommand, context: JSONObject, source: TurnSource) -> Result {
+        run(text: command.transcript.text, spoken: command, context: context, source: source)
+    }
+
+    /// Understanding for speech with the configured thresholds.
+    public var speechUnderstanding: SpeechUnderstanding {
+        SpeechUnderstanding(matcher: assistant.matcher, acousticThreshold: thresholds.acoustic, intentThreshold: thresholds.intent)
+    }
+
+    private func run(text: String, spoken: SpokenCommand?, context: JSONObject, source: TurnSource) -> Result {
+        let turnID = recorder.beginTurn(source: source)
+        if let spoken {
+            let t = spoken.transcript
+            recorder.record(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, [
+                "transcript": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
+                "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
+                "accepted": .bool(spoken.accepted), "source": .string(source.rawValue),
+            ], turn: turnID)
+            if !spoken.accepted {
+                // Unsure is better than wrong: nothing runs, the conversation does not move.
+                let why = t.text.isEmpty ? "nothing recognised"
+                    : spoken.acousticConfidence < thresholds.acoustic ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(thresholds.acoustic))"
+                    : "intent confidence \(format(spoken.intentConfidence)) < \(format(thresholds.intent))"
+                recorder.record(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
+                finish(turnID, reply: Self.apology, accepted: false, intent: nil, heard: t.text, acoustic: t.acousticConfidence)
+                return Result(turn: turnID, understanding: spoken.understanding, dialog: nil, reply: Self.apology, accepted: false,
+                              context: context, waitingForAnswer: false)
+            }
+        } else {
+            recorder.record(.transcript, text, ["transcript": .string(text), "source": .string(source.rawValue)], turn: turnID)
+        }
+        // The same matcher reading as typed text, reported before the dialog acts on it.
+        let understood = spoken?.understanding ?? assistant.matcher.understand(text)
+        let top = understood.intents.first
+        recorder.record(.intent, top.map { "#\($0.intent) \(format($0.confidence))" } ?? "no intent", [
+            "accepted": true, "intents": intentsJSON(understood),
+            "entities": .array(understood.entities.map { e in
+                .object(JSONObject([("entity", .string(e.entity)), ("value", .string(e.value))]))
+            }),
+        ], turn: turnID)
+        let recorder = recorder
+        let dispatcher = ActionDispatcher(
+            devices: devices, pictures: pictures, turn: turnID, trigger: source.rawValue,
+            report: { recorder.record($0) }, announce: { recorder.announce($0) })
+        let published = publishedStates(into: context)
+        let dialog = withRandom { assistant.dialog.respond(to: understood, context: published, now: Date(), random: &$0, performer: dispatcher) }
+        recorder.record(.state, "Dialog: \(dialog.nodesVisited.joined(separator: " → "))",
+                        ["nodes_visited": .array(dialog.nodesVisited.map { .string($0) })], turn: turnID)
+        for message in dialog.logMessages where ["error", "err"].contains(message["level"]?.stringValue ?? "") {
+            recorder.record(.error, message["msg"]?.stringValue ?? "dialog error", ["source": "dialog"], turn: turnID)
+        }
+        let reply = dialog.text.filter { !$0.isEmpty }.joined(separator: " ")
+        finish(turnID, reply: reply, accepted: true, intent: top, heard: text, acoustic: spoken?.acousticConfidence)
+        return Result(turn: turnID, understanding: understood, dialog: dialog, reply: reply, accepted: true, context: dialog.context,
+                      waitingForAnswer: dialog.context["system"]?["branch_exited"]?.boolValue != true)
+    }
+
+    private func finish(_ turnID: Int64?, reply: String, accepted: Bool, intent: IntentScore?, heard: String, acoustic: Double?) {
+        recorder.record(.reply, reply, ["accepted": .bool(accepted)], turn: turnID)
+        recorder.finishTurn(turnID, TurnOutcome(
+            transcript: heard, acousticConfidence: acoustic, intent: intent?.intent,
+            confidence: intent?.confidence, reply: reply, accepted: accepted))
+    }
+
+    /// The dialog sees each output's real state (read from its line) in its context variable before every turn.
+    public func publishedStates(into context: JSONObject) -> JSONObject {
+        var context = context
+        let (states, failures) = devices.states()
+        for (name, on) in states {
+            if let variable = devices.contextVariables[name] { context[variable] = .string(on ? "on" : "off") }
+        }
+        for failure in failures { recorder.record(.error, "reading \(failure)", ["source": "gpio"]) }
+        return context
+    }
+
+    private func withRandom<T>(_ body: (inout SplitMix64) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&random)
+    }
+
+    private func intentsJSON(_ u: Understanding) -> JSONValue {
+        .array(u.intents.prefix(3).map { .object(JSONObject([("intent", .string($0.intent)), ("confidence", .number(rounded($0.confidence)))])) })
+    }
+
+    private func rounded(_ x: Double, _ places: Double = 3) -> Double {
+        let scale = pow(10, places)
+        return (x * scale).rounded() / scale
+    }
+
+    private func format(_ x: Double) -> String { String(format: "%.2f", x) }
+}
