@@ -94,6 +94,16 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// Pictures kept on disk; the oldest beyond this are deleted.
     public var keepPictures = 200
 
+    /// The companion server (docs/server-api.md): on by default inside `hark run`, on loopback only.
+    public var serverEnabled = true
+    /// The address to listen on; `lan: true` means all interfaces (0.0.0.0) and HTTPS.
+    public var serverHost = "127.0.0.1"
+    public var serverPort = 8080
+    public var serverLAN = false
+    /// The user's own certificate and key (PEM); nil = a self-signed pair generated on first run and kept.
+    public var certificate: String?
+    public var certificateKey: String?
+
     /// The file this came from, for messages and relative paths; nil for the defaults.
     public var source: URL?
 
@@ -195,6 +205,16 @@ extension ApplianceConfiguration {
                         c.outputs = outputs
                     },
                     "button": { v, p throws(ConfigurationError) in c.button = v.isNull ? nil : try reader.button(v, p) },
+                ])
+            },
+            "server": { v, p throws(ConfigurationError) in
+                try reader.read(try reader.object(v, p), path: p, known: [
+                    "enabled": { v, p throws(ConfigurationError) in c.serverEnabled = try reader.bool(v, p) },
+                    "host": { v, p throws(ConfigurationError) in c.serverHost = try reader.string(v, p) },
+                    "port": { v, p throws(ConfigurationError) in c.serverPort = try reader.integer(v, p, in: 0...65_535) },
+                    "lan": { v, p throws(ConfigurationError) in c.serverLAN = try reader.bool(v, p) },
+                    "certificate": { v, p throws(ConfigurationError) in c.certificate = try reader.optionalString(v, p) },
+                    "key": { v, p throws(ConfigurationError) in c.certificateKey = try reader.optionalString(v, p) },
                 ])
             },
             "camera": { v, p throws(ConfigurationError) in
