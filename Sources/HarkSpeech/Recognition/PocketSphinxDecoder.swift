@@ -16,6 +16,8 @@ public final class PocketSphinxDecoder {
         /// Acoustic score of the segment (log base 1.0001, scaled as the search scales it).
         public var acousticScore: Int32
         public var languageScore: Int32
+        /// What `ps_seg_prob` returns: the posterior in a grammar search, the detection's ratio in a keyphrase search.
+        public var probability: Int32
     }
 
     let decoder: OpaquePointer
@@ -116,9 +118,11 @@ public final class PocketSphinxDecoder {
             var language: Int32 = 0
             var backoff: Int32 = 0
             ps_seg_frames(segment, &start, &end)
-            _ = ps_seg_prob(segment, &acoustic, &language, &backoff)
+            let probability = ps_seg_prob(segment, &acoustic, &language, &backoff)
             let word = ps_seg_word(segment).map { String(cString: $0) } ?? ""
-            result.append(Segment(word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, languageScore: language))
+            result.append(Segment(
+                word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, languageScore: language,
+                probability: probability))
             iterator = ps_seg_next(segment)  // frees the iterator at the end
         }
         return result

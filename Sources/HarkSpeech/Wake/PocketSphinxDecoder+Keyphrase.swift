@@ -38,21 +38,7 @@ extension PocketSphinxDecoder {
     /// ago), newest first. The corresponding C functions are `ps_seg_iter`, `ps_seg_frames` and `ps_seg_prob`
     /// (which returns the detection's ratio in a keyphrase search).
     func keyphraseDetections() -> [KeyphraseDetection] {
-        var result: [KeyphraseDetection] = []
-        var iterator = ps_seg_iter(decoder)
-        while let segment = iterator {
-            var start: Int32 = 0
-            var end: Int32 = 0
-            var acoustic: Int32 = 0
-            var language: Int32 = 0
-            var backoff: Int32 = 0
-            ps_seg_frames(segment, &start, &end)
-            let ratio = ps_seg_prob(segment, &acoustic, &language, &backoff)
-            let phrase = ps_seg_word(segment).map { String(cString: $0) } ?? ""
-            result.append(KeyphraseDetection(phrase: phrase, startFrame: Int(start), endFrame: Int(end), ratio: ratio))
-            iterator = ps_seg_next(segment)  // frees the iterator at the end
-        }
-        return result
+        segments().map { KeyphraseDetection(phrase: $0.word, startFrame: $0.startFrame, endFrame: $0.endFrame, ratio: $0.probability) }
     }
 
     /// A keyphrase detection's ratio as a base-10 logarithm, the scale `-kws_threshold` is written in
