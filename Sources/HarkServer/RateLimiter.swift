@@ -7,7 +7,7 @@ import Synchronization
 /// A client gets `maxFailures` failures per `window` for free. The failure that reaches the limit locks it
 /// out for `firstLockout`; after that it is on probation: one attempt at a time, and each further failure
 /// locks it out again for twice as long as the last time (up to `maxLockout`). A success forgets everything
-/// about the client, and so does `forgetAfter` without a failure. Attempts still running count against the
+/// about the client, and so does `forgetAfter` without a failure (counted from the end of the last lockout). Attempts still running count against the
 /// limit, so a burst of parallel guesses cannot slip past it.
 ///
 /// Times come from the injected clock (wall-clock `Date`, like the pairing codes' expiry), so tests can
@@ -39,7 +39,8 @@ public final class RateLimiter: Sendable {
         var inFlight = 0
         var lockouts = 0
         var lockedUntil: Date?
-        var lastFailure: Date?
+        /// The last failure, or the end of the lockout it caused: the quiet spell is counted from here.
+        var quietSince: Date?
     }
 
     /// Beyond this many remembered clients, idle ones are pruned on the next attempt (bounds memory under a
@@ -112,11 +113,12 @@ public final class RateLimiter: Sendable {
             }
             refresh(&entry, at: t)
             entry.failures.append(t)
-            entry.lastFailure = t
+            entry.quietSince = t
             if entry.lockouts > 0 || entry.failures.count >= policy.maxFailures {
                 let exponent = min(entry.lockouts, 30)
                 let lockout = min(policy.firstLockout.timeInterval * Double(1 << exponent), policy.maxLockout.timeInterval)
                 entry.lockedUntil = t.addingTimeInterval(lockout)
+                entry.quietSince = entry.lockedUntil
                 entry.lockouts += 1
                 entry.failures = []
             }
@@ -129,9 +131,9 @@ public final class RateLimiter: Sendable {
         let windowStart = t.addingTimeInterval(-policy.window.timeInterval)
         entry.failures.removeAll { $0 <= windowStart }
         if let until = entry.lockedUntil, until <= t { entry.lockedUntil = nil }
-        if entry.lockedUntil == nil, let last = entry.lastFailure, t.timeIntervalSince(last) >= policy.forgetAfter.timeInterval {
+        if entry.lockedUntil == nil, let quiet = entry.quietSince, t.timeIntervalSince(quiet) >= policy.forgetAfter.timeInterval {
             entry.lockouts = 0
-            entry.lastFailure = nil
+            entry.quietSince = nil
         }
     }
 
