@@ -70,6 +70,26 @@ enum AuthFiles {
         }
     }
 
+    /// `file` decoded as JSON, or nil if it does not exist; `shape` (what the file should look like) goes
+    /// into the error when it cannot be decoded.
+    static func decodeJSON<T: Decodable>(_ type: T.Type, from file: URL, shape: String) throws(AuthStoreError) -> T? {
+        guard let data = try contents(of: file) else { return nil }
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw AuthStoreError(subject: file.path, message: "is not \(shape): \(error)")
+        }
+    }
+
+    /// Writes `value` as pretty, key-sorted JSON with `writeAtomically`.
+    static func encodeJSON(_ value: some Encodable, to file: URL) throws(AuthStoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do { data = try encoder.encode(value) } catch { throw AuthStoreError(subject: file.path, message: "could not encode: \(error)") }
+        try writeAtomically(data, to: file)
+    }
+
     /// Replaces `file` with `data` atomically (a synced temporary file with mode 0600, then `rename`), so a
     /// reader in another process sees the old contents or the new, never a torn file.
     static func writeAtomically(_ data: Data, to file: URL) throws(AuthStoreError) {

@@ -33,21 +33,13 @@ struct AuthUserStore: Sendable {
             var contents = try read()
             let isNew = contents.users[user] == nil
             contents.users[user] = User(password: hash)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data: Data
-            do { data = try encoder.encode(contents) } catch { throw AuthStoreError(subject: file.path, message: "could not encode: \(error)") }
-            try AuthFiles.writeAtomically(data, to: file)
+            try AuthFiles.encodeJSON(contents, to: file)
             return isNew
         }
     }
 
     private func read() throws(AuthStoreError) -> Contents {
-        guard let data = try AuthFiles.contents(of: file) else { return Contents() }
-        do {
-            return try JSONDecoder().decode(Contents.self, from: data)
-        } catch {
-            throw AuthStoreError(subject: file.path, message: "is not a users file ({\"users\": {\"NAME\": {\"password\": \"$argon2id$…\"}}}): \(error)")
-        }
+        try AuthFiles.decodeJSON(Contents.self, from: file, shape: #"a users file ({"users": {"NAME": {"password": "$argon2id$…"}}})"#)
+            ?? Contents()
     }
 }

@@ -85,19 +85,11 @@ struct PairingStore: Sendable {
     }
 
     private func load() throws(AuthStoreError) -> Contents {
-        guard let data = try AuthFiles.contents(of: file) else { return Contents() }
-        do {
-            return try JSONDecoder().decode(Contents.self, from: data)
-        } catch {
-            throw AuthStoreError(subject: file.path, message: "is not a pairing-code file ({\"codes\": [{\"hash\", \"expires\"}]}): \(error); delete it to start afresh")
-        }
+        try AuthFiles.decodeJSON(Contents.self, from: file, shape: #"a pairing-code file ({"codes": [{"hash", "expires"}]})"#)
+            ?? Contents()
     }
 
     private func save(_ contents: Contents) throws(AuthStoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
-        do { data = try encoder.encode(contents) } catch { throw AuthStoreError(subject: file.path, message: "could not encode: \(error)") }
-        try AuthFiles.writeAtomically(data, to: file)
+        try AuthFiles.encodeJSON(contents, to: file)
     }
 }

@@ -6,27 +6,6 @@ import Testing
 
 /// `hark pair` and `hark passwd` against an `AuthService` on the same data directory.
 @Suite struct AuthCLITests {
-    /// Runs the built `hark` with `stdin` and `environment` added to this process's.
-    static func hark(_ args: [String], stdin: String = "", environment: [String: String] = [:]) throws -> CLITests.Result {
-        let p = Process()
-        p.executableURL = CLITests.binary
-        p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = input
-        try p.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLITests.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-    }
-
     static func temporaryDataDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hark-auth-cli-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -39,7 +18,7 @@ import Testing
         // The server is up before the code is made, as in real use: it must re-read pairing.json.
         let server = try AuthService(directory: data.appendingPathComponent("auth"), tokenLifetime: .seconds(3600))
 
-        let r = try Self.hark(["pair", "--data", data.path, "--lifetime", "2m"])
+        let r = try CLITests.hark(["pair", "--data", data.path, "--lifetime", "2m"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
@@ -57,7 +36,7 @@ import Testing
     @Test func pairUsesTheDefaultDataDirectory() throws {
         let data = try Self.temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let r = try Self.hark(["pair"], environment: ["HARK_DATA": data.path])
+        let r = try EventsCLITests.hark(["pair"], environment: ["HARK_DATA": data.path])
         #expect(r.status == 0, "\(r.stderr)")
         let code = String(r.stdout.prefix(6))
         let server = try AuthService(directory: data.appendingPathComponent("auth"), tokenLifetime: .seconds(3600))
@@ -69,7 +48,7 @@ import Testing
     func usageErrors(args: [String]) throws {
         let data = try Self.temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let r = try Self.hark(args + ["--data", data.path], stdin: "long enough\n")
+        let r = try CLITests.hark(args + ["--data", data.path], stdin: "long enough\n")
         #expect(r.status == 64, "\(args): \(r.stderr)")
         #expect(r.stderr.contains("USAGE: hark \(args[0])"))
     }
@@ -77,7 +56,7 @@ import Testing
     @Test func passwdThenLogin() throws {
         let data = try Self.temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let r = try Self.hark(["passwd", "alice", "--data", data.path], stdin: "correct horse battery\n")
+        let r = try CLITests.hark(["passwd", "alice", "--data", data.path], stdin: "correct horse battery\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("created user alice"))
 
@@ -87,7 +66,7 @@ import Testing
         // The newline ended the password; it is not part of it.
         #expect(throws: AuthError.self) { try server.login(user: "alice", password: "correct horse battery\n", client: "127.0.0.2") }
 
-        let change = try Self.hark(["passwd", "alice", "--data", data.path], stdin: "a new passphrase\r\n")
+        let change = try CLITests.hark(["passwd", "alice", "--data", data.path], stdin: "a new passphrase\r\n")
         #expect(change.status == 0, "\(change.stderr)")
         #expect(change.stdout.contains("changed the password of alice"))
         #expect(throws: Never.self) { try server.login(user: "alice", password: "a new passphrase", client: "127.0.0.3") }
@@ -98,7 +77,7 @@ import Testing
     func passwdRefusesShortOrMissingPasswords(stdin: String) throws {
         let data = try Self.temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let r = try Self.hark(["passwd", "alice", "--data", data.path], stdin: stdin)
+        let r = try CLITests.hark(["passwd", "alice", "--data", data.path], stdin: stdin)
         #expect(r.status == 65, "\(r.stderr)")
         #expect(r.stderr.contains("password"))
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("auth/users.json").path))
@@ -111,7 +90,7 @@ import Testing
         try FileManager.default.createDirectory(at: auth, withIntermediateDirectories: true)
         let secret = auth.appendingPathComponent("auth-secret")
         #expect(FileManager.default.createFile(atPath: secret.path, contents: Data(count: 32), attributes: [.posixPermissions: 0o644]))
-        let r = try Self.hark(["pair", "--data", data.path])
+        let r = try CLITests.hark(["pair", "--data", data.path])
         #expect(r.status == 1)
         #expect(r.stderr.contains(secret.path))
         #expect(r.stderr.contains("chmod 600"))
