@@ -1,0 +1,206 @@
+import Foundation
+import HarkAppliance
+import Synchronization
+
+/// Who may use the companion server: pairing codes and passwords in, JWTs (HS256) out, and the check of
+/// those tokens on every request. See docs/auth.md for the design.
+///
+/// Everything it keeps is in one directory (normally `<data>/auth`, `AuthService.directory(in:)`):
+/// `auth-secret` (32 random bytes, mode 0600, the HMAC key of every token), `users.json` (Argon2id hashes)
+/// and `pairing.json` (outstanding codes, hashed). Several instances, in several processes, may share the
+/// directory: `hark pair` and `hark passwd` change the files under a lock and the server re-reads them on
+/// each attempt.
+///
+/// Thread-safe: the stored properties are immutable and `Sendable`, the files are guarded by `flock`, the
+/// rate limiter by its own mutex, and Argon2id runs one at a time (each takes 64 MiB).
+public final class AuthService: Sendable {
+    /// A token handed to a client after a successful pairing or login.
+    public struct IssuedToken: Sendable, Equatable {
+        /// The compact JWT for `Authorization: Bearer …`.
+        public var token: String
+        /// When it stops working (the `exp` claim).
+        public var expires: Date
+        /// What it says.
+        public var claims: JWT.Claims
+    }
+
+    /// The claims of a verified token.
+    public typealias Claims = JWT.Claims
+
+    /// 30 days, as docs/server-api.md promises.
+    public static let defaultTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// How long a code from `hark pair` works by default.
+    public static let defaultPairingCodeLifetime: Duration = .seconds(5 * 60)
+    /// Longer-lived codes would give guessing more time than the rate limit is designed for.
+    public static let maximumPairingCodeLifetime: Duration = .seconds(24 * 3600)
+    public static let minimumPasswordLength = 8
+    public static let maximumPasswordBytes = 1024
+    /// HMAC-SHA256 keys of the hash's own size.
+    public static let secretLength = 32
+
+    /// The auth directory inside a data directory: `<data>/auth`.
+    public static func directory(in data: DataDirectory) -> URL {
+        data.url.appendingPathComponent("auth", isDirectory: true)
+    }
+
+    public let directory: URL
+    /// The `iss` claim written into and required of every token.
+    public let issuer: String
+    public let tokenLifetime: Duration
+    /// Failed pairings and logins per client address.
+    public let rateLimiter: RateLimiter
+
+    private let jwt: JWT
+    private let pairing: PairingStore
+    private let users: AuthUserStore
+    private let now: @Sendable () -> Date
+    private let hashing = Mutex<Void>(())
+
+    /// Opens (creating if need be) the auth directory: makes the secret on first use, refuses a secret others
+    /// can read, and checks that `users.json` and `pairing.json`, if present, can be read.
+    /// - Parameters:
+    ///   - tokenLifetime: how long issued tokens last (`AuthService.defaultTokenLifetime` is 30 days).
+    ///   - rateLimit: the limits on failed attempts per client.
+    ///   - now: the clock, for tests.
+    public init(directory: URL, issuer: String = "hark", tokenLifetime: Duration, rateLimit: RateLimiter.Policy = .standard,
+                now: @escaping @Sendable () -> Date = { Date() }) throws(AuthStoreError) {
+        guard tokenLifetime > .zero else { throw AuthStoreError(subject: "token lifetime", message: "must be positive, got \(tokenLifetime)") }
+        do { try Sodium.initialize() } catch { throw AuthStoreError(subject: nil, message: error.description) }
+        try AuthFiles.ensureDirectory(directory)
+        let secret = try AuthFiles.loadOrCreateSecret(directory.appendingPathComponent("auth-secret"), count: Self.secretLength)
+        self.directory = directory
+        self.issuer = issuer
+        self.tokenLifetime = tokenLifetime
+        self.now = now
+        self.rateLimiter = RateLimiter(policy: rateLimit, now: now)
+        self.jwt = JWT(key: secret)
+        // A key of its own for hashing pairing codes, so no stored value is ever a MAC under the token key.
+        self.pairing = PairingStore(directory: directory, key: Sodium.hmacSHA256(Array("hark pairing codes".utf8), key: secret))
+        self.users = AuthUserStore(directory: directory)
+        try pairing.validate()
+        _ = try users.load()
+    }
+
+    /// `directory/auth-secret`.
+    public var secretFile: URL { directory.appendingPathComponent("auth-secret") }
+    /// `directory/users.json`.
+    public var usersFile: URL { users.file }
+    /// `directory/pairing.json`.
+    public var pairingFile: URL { pairing.file }
+
+    // MARK: Pairing
+
+    /// A fresh one-time 6-digit code (from `randombytes_uniform`) that `pair(code:client:)` accepts — in this
+    /// process or any other on the same directory — until `lifetime` has passed.
+    public func issuePairingCode(lifetime: Duration) throws(AuthStoreError) -> String {
+        guard lifetime > .zero, lifetime <= Self.maximumPairingCodeLifetime else {
+            throw AuthStoreError(subject: "pairing code lifetime", message: "must be more than 0 s and at most 24 h, got \(lifetime)")
+        }
+        let t = now()
+        return try pairing.issue(now: t, expires: t.addingTimeInterval(lifetime.timeInterval))
+    }
+
+    /// Exchanges a pairing code for a token (subject `device:ID`). The code is consumed: it works once.
+    /// Wrong, used and expired codes are all 401 with the same message; repeated failures from `client` are 429.
+    public func pair(code: String, client: String) throws(AuthError) -> IssuedToken {
+        try rateLimiter.attempt(client: client) { () throws(AuthError) -> IssuedToken in
+            let code = code.trimmingCharacters(in: .whitespaces)
+            guard code.count == PairingStore.digits, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw AuthError(.unauthorized, message: "a pairing code is \(PairingStore.digits) digits")
+            }
+            let accepted: Bool
+            do throws(AuthStoreError) { accepted = try pairing.consume(code, now: now()) } catch { throw AuthError(.internal, message: error.description) }
+            guard accepted else { throw AuthError(.unauthorized, message: "the pairing code is wrong, used or expired") }
+            let device = try randomText(6)
+            return try issue(subject: "device:" + device)
+        }
+    }
+
+    // MARK: Users
+
+    /// Creates `user` or changes their password; returns true if the user is new. The password is stored as
+    /// an Argon2id hash (`crypto_pwhash_str`, INTERACTIVE limits). User names are 1–64 of `A–Z a–z 0–9 . _ @ -`;
+    /// passwords at least 8 characters and at most 1024 bytes.
+    @discardableResult
+    public func setPassword(user: String, password: String) throws(AuthStoreError) -> Bool {
+        try Self.checkUserName(user)
+        try Self.checkPassword(password)
+        let hash: String
+        do throws(SodiumError) {
+            hash = try hashing.withLock { _ throws(SodiumError) -> String in try Sodium.passwordHash(password) }
+        } catch {
+            throw AuthStoreError(subject: users.file.path, message: error.description)
+        }
+        return try users.setHash(hash, for: user)
+    }
+
+    /// Fails with a message naming the rule if `name` is not an allowed user name.
+    public static func checkUserName(_ name: String) throws(AuthStoreError) {
+        let allowed = (1...64).contains(name.unicodeScalars.count)
+            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._@-".unicodeScalars.contains($0)) }
+        guard allowed else {
+            throw AuthStoreError(subject: "user name \"\(name)\"", message: "use 1 to 64 letters, digits or . _ @ - (ASCII)")
+        }
+    }
+
+    /// Fails with a message naming the rule if `password` is too short or too long.
+    public static func checkPassword(_ password: String) throws(AuthStoreError) {
+        guard password.count >= minimumPasswordLength else {
+            throw AuthStoreError(subject: "password", message: "too short: at least \(minimumPasswordLength) characters, got \(password.count)")
+        }
+        guard password.utf8.count <= maximumPasswordBytes else {
+            throw AuthStoreError(subject: "password", message: "too long: at most \(maximumPasswordBytes) bytes")
+        }
+    }
+
+    /// Exchanges a user name and password for a token (subject `user:NAME`). Unknown users cost the same
+    /// Argon2id check as known ones and get the same message, so neither timing nor text says who exists.
+    public func login(user: String, password: String, client: String) throws(AuthError) -> IssuedToken {
+        try rateLimiter.attempt(client: client) { () throws(AuthError) -> IssuedToken in
+            let hashes: [String: String]
+            do throws(AuthStoreError) { hashes = try users.load() } catch { throw AuthError(.internal, message: error.description) }
+            let stored = hashes[user]
+            let matches: Bool
+            do throws(SodiumError) {
+                matches = try hashing.withLock { _ throws(SodiumError) -> Bool in try Sodium.verifyPassword(password, hash: stored ?? Self.decoyHash) }
+            } catch {
+                throw AuthError(.internal, message: error.description)
+            }
+            guard matches, stored != nil else { throw AuthError(.unauthorized, message: "wrong user name or password") }
+            return try issue(subject: "user:" + user)
+        }
+    }
+
+    /// A hash to check unknown users' passwords against, made once per process on first need. If hashing
+    /// fails (out of memory) it is empty, which `crypto_pwhash_str_verify` rejects at once: the login still
+    /// fails, only the timing disguise is lost.
+    private static let decoyHash: String = (try? Sodium.passwordHash("hark decoy password for unknown users")) ?? ""
+
+    // MARK: Tokens
+
+    /// The claims of `token` if it is a well-formed HS256 JWT signed with this directory's secret, issued by
+    /// `issuer` and not expired; otherwise 401 with the reason in `tokenProblem`.
+    public func verify(token: String) throws(AuthError) -> Claims {
+        do {
+            return try jwt.verify(token, issuer: issuer, now: now())
+        } catch {
+            throw AuthError(.unauthorized, message: error.description, tokenProblem: error)
+        }
+    }
+
+    private func issue(subject: String) throws(AuthError) -> IssuedToken {
+        let t = now()
+        let claims = JWT.Claims(issuer: issuer, subject: subject, issuedAt: t, expires: t.addingTimeInterval(tokenLifetime.timeInterval),
+                                id: try randomText(16))
+        return IssuedToken(token: jwt.sign(claims), expires: claims.expires, claims: claims)
+    }
+
+    /// `count` random bytes as base64url.
+    private func randomText(_ count: Int) throws(AuthError) -> String {
+        do {
+            return Sodium.base64URL(try Sodium.randomBytes(count))
+        } catch {
+            throw AuthError(.internal, message: error.description)
+        }
+    }
+}
