@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkAppliance", "HarkCore"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
-        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance"]),
+        .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance", "HarkServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

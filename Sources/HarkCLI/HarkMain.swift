@@ -3,7 +3,21 @@ import HarkCore
 
 @main
 struct HarkMain {
-    static let commands: [any Command.Type] = [ParseCommand.self, ChatCommand.self, EvalCommand.self, GrammarCommand.self, TranscribeCommand.self, RecognizeCommand.self, ListenCommand.self, SayCommand.self, RunCommand.self, DevicesCommand.self, EventsCommand.self, PairCommand.self, PasswdCommand.self]
+    static let commands: [any Command.Type] = [
+        RunCommand.self,
+        DevicesCommand.self,
+        EventsCommand.self,
+        PairCommand.self,
+        PasswdCommand.self,
+        ParseCommand.self,
+        ChatCommand.self,
+        EvalCommand.self,
+        GrammarCommand.self,
+        TranscribeCommand.self,
+        RecognizeCommand.self,
+        ListenCommand.self,
+        SayCommand.self,
+    ]
 
     static let overview = """
         hark — an offline voice assistant: listens, understands a Watson Assistant v1 workspace, answers and acts.
