@@ -1,0 +1,122 @@
+import CLWS
+import CWebsockets
+
+/// A request head read from libwebsockets' parsed header table (`lws_hdr_copy`), with what the limits need.
+struct LWSRequestHead {
+    var request: HTTPRequest
+    /// The `Content-Length` text, nil when absent.
+    var contentLength: String?
+    /// Whether a `Transfer-Encoding` header came (chunked bodies are not supported).
+    var hasTransferEncoding: Bool
+    /// The head's size as sent, approximately: request line plus `name: value\r\n` for every known header.
+    var headerBytes: Int
+
+    /// The request headers lws parses by name, with their lower-case names.
+    private static let headerTokens: [(token: Int32, name: String)] = (0..<clws_token_count()).compactMap { token in
+        guard clws_token_is_header(token) != 0 else { return nil }
+        var name = [CChar](repeating: 0, count: 64)
+        let length = clws_token_name(token, &name, Int32(name.count))
+        guard length > 0 else { return nil }
+        return (token, String(decoding: name[0..<Int(length)].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Reads the head of the request on `wsi`; nil when lws holds no request line (nothing to answer).
+    init?(wsi: OpaquePointer) {
+        var methodName: UnsafePointer<CChar>?
+        let pathToken = clws_request_path_token(wsi, &methodName)
+        guard pathToken >= 0, let rawPath = Self.copy(wsi, pathToken) else { return nil }
+        var query: [String: String] = [:]
+        var path: String
+        let method: String
+        var headerBytes = rawPath.utf8.count + 16
+        if let methodName {
+            // HTTP/1: lws has decoded the path and split the query into `name=value` fragments.
+            method = String(cString: methodName)
+            path = rawPath
+            let queryToken = clws_token_query()
+            let total = Int(clws_header_length(wsi, queryToken))
+            if total > 0 {
+                var buffer = [CChar](repeating: 0, count: total + 1)
+                var index: Int32 = 0
+                while index < 1000 {
+                    let length = clws_header_fragment(wsi, queryToken, index, &buffer, Int32(buffer.count))
+                    if length < 0 { break }
+                    let argument = String(decoding: buffer[0..<Int(length)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    headerBytes += argument.utf8.count + 1
+                    if !argument.isEmpty {
+                        let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                        query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+                    }
+                    index += 1
+                }
+            }
+        } else {
+            // HTTP/2: `:path` is the raw request target, query included.
+            method = Self.copy(wsi, clws_token_method()) ?? "GET"
+            let parts = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            path = Self.percentDecoded(parts[0], plusIsSpace: false)
+            if parts.count > 1 {
+                for argument in parts[1].split(separator: "&") {
+                    let pair = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    query[Self.percentDecoded(pair[0], plusIsSpace: true)] =
+                        pair.count > 1 ? Self.percentDecoded(pair[1], plusIsSpace: true) : ""
+                }
+            }
+        }
+        if path.isEmpty { path = "/" }
+
+        var headers: [String: String] = [:]
+        for (token, name) in Self.headerTokens {
+            guard let value = Self.copy(wsi, token) else { continue }
+            headers[name] = value
+            headerBytes += name.utf8.count + value.utf8.count + 4
+        }
+        var address = [CChar](repeating: 0, count: 64)
+        clws_peer_address(wsi, &address, address.count)
+        let remote = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+
+        request = HTTPRequest(method: method, path: path, query: query, headers: headers, remoteAddress: remote)
+        contentLength = headers["content-length"]
+        hasTransferEncoding = headers["transfer-encoding"] != nil
+        self.headerBytes = headerBytes
+    }
+
+    /// One header's value (fragments joined by lws), nil when absent or empty.
+    static func copy(_ wsi: OpaquePointer, _ token: Int32) -> String? {
+        let length = Int(clws_header_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let copied = clws_header_copy(wsi, token, &buffer, Int32(buffer.count))
+        guard copied >= 0 else { return nil }
+        return String(decoding: buffer[0..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Decodes `%XX` escapes (and `+` as a space in queries); a malformed escape is kept as written.
+    static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+               let high = hexValue(iterator[iterator.startIndex]),
+               let low = hexValue(iterator[iterator.startIndex + 1]) {
+                bytes.append(high << 4 | low)
+                iterator = iterator.dropFirst(2)
+            } else if byte == UInt8(ascii: "+") && plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

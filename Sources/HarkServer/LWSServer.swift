@@ -1,0 +1,470 @@
+import CLWS
+import CWebsockets
+import Dispatch
+import Foundation
+
+/// The libwebsockets engine under `HTTPServer`: one context and vhost (`clws_server_create`), one callback
+/// for every HTTP and WebSocket event, and the bookkeeping that lets handlers run on other threads.
+///
+/// `@unchecked Sendable`: the connection tables and stop state are touched only on the service thread (the
+/// one running `serve()`, or the caller of `destroyUnstarted()` when the server never started); other threads
+/// reach it only through `wakeup` (a `Mutex`) and the immutable configuration, router and queue.
+final class LWSServer: @unchecked Sendable {
+    let configuration: ServerConfiguration
+    let router: Router
+    let wakeup = LWSWakeup()
+    /// Where handlers, middleware for plain requests and WebSocket handler callbacks run.
+    let handlers = DispatchQueue(label: "hark.http.handlers", attributes: .concurrent)
+    private(set) var port = 0
+
+    /// `clws_server *`; nil once destroyed.
+    private var server: OpaquePointer?
+    private var connections: [OpaquePointer: LWSConnection] = [:]
+    private var bySerial: [UInt64: LWSConnection] = [:]
+    /// Accepted network connections (HTTP/2 streams are not counted: they share one).
+    private var network: Set<OpaquePointer> = []
+    private var nextSerial: UInt64 = 1
+    private var stopDeadline: DispatchTime?
+
+    private static let chunkBytes = 32 * 1024
+
+    private static let logLevel: Void = {
+        // Errors only: lws' notices and warnings (a client sending garbage, a timed-out slow client) are routine.
+        lws_set_log_level(Int32(LLL_ERR), nil)
+    }()
+
+    init(configuration: ServerConfiguration, router: Router) throws(ServerError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.router = router
+        Self.logLevel
+
+        var error = [CChar](repeating: 0, count: 256)
+        let created: OpaquePointer? = withOptionalCString(configuration.host) { host in
+            withOptionalCString(configuration.tls?.certificate.path) { certificate in
+                withOptionalCString(configuration.tls?.privateKey.path) { key in
+                    let alpn = configuration.tls?.http2 == false ? "http/1.1" : "h2,http/1.1"
+                    return alpn.withCString { alpn in
+                        var options = clws_server_options()
+                        options.interface = host
+                        options.port = Int32(configuration.port)
+                        options.certificate_path = certificate
+                        options.private_key_path = key
+                        options.alpn = alpn
+                        options.header_buffer_bytes = UInt32(min(65535, configuration.maxHeaderBytes * 2))
+                        options.header_buffer_count = UInt32(min(1024, configuration.maxConnections + 8))
+                        options.timeout_seconds = UInt32(configuration.requestTimeoutSeconds)
+                        options.keepalive_seconds = Int32(configuration.keepAliveSeconds)
+                        options.receive_buffer_bytes = 64 * 1024
+                        // Room for every allowed client plus the ones answered 503, the listeners and lws' pipe.
+                        options.file_descriptor_limit = UInt32(configuration.maxConnections * 2 + 16)
+                        options.user = Unmanaged.passUnretained(self).toOpaque()
+                        return clws_server_create(&options, lwsCallback, &error, error.count)
+                    }
+                }
+            }
+        }
+        guard let created else {
+            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ServerError(function: "clws_server_create", code: 0,
+                              message: "cannot listen on \(configuration.host ?? "*"):\(configuration.port): \(message)")
+        }
+        server = created
+        port = Int(clws_server_port(created))
+        if let context = clws_server_context(created) { wakeup.attach(context) }
+    }
+
+    /// Runs the service loop until a stop request has been served, then destroys the context (closing every
+    /// connection). Call on the thread that is to be the service thread.
+    func serve() {
+        guard let server, let context = clws_server_context(server) else { return }
+        while true {
+            if lws_service(context, 0) < 0 { break }
+            if let deadline = stopDeadline {
+                let busy = !bySerial.isEmpty
+                if !busy || DispatchTime.now() >= deadline { break }
+            }
+        }
+        destroy()
+    }
+
+    /// Destroys a context that was never served (the caller's thread acts as the service thread).
+    func destroyUnstarted() {
+        destroy()
+    }
+
+    private func destroy() {
+        guard let server else { return }
+        wakeup.detach()
+        // lws_context_destroy closes the remaining connections: their CLOSED callbacks still arrive here.
+        clws_server_destroy(server)
+        self.server = nil
+        connections = [:]
+        bySerial = [:]
+        network = []
+    }
+
+    // MARK: The callback
+
+    fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
+                            _ length: Int) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            network.insert(wsi)
+        case LWS_CALLBACK_WSI_DESTROY:
+            network.remove(wsi)
+            forget(wsi)
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            collectWakeups()
+        case LWS_CALLBACK_HTTP:
+            return httpRequest(wsi)
+        case LWS_CALLBACK_HTTP_BODY:
+            return httpBody(wsi, input, length)
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            return httpBodyComplete(wsi)
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            return httpWriteable(wsi)
+        case LWS_CALLBACK_CLOSED_HTTP:
+            forget(wsi)
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            return confirmUpgrade(wsi, input)
+        case LWS_CALLBACK_ESTABLISHED:
+            return established(wsi)
+        case LWS_CALLBACK_RECEIVE:
+            return receive(wsi, input, length)
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            return webSocketWriteable(wsi)
+        case LWS_CALLBACK_CLOSED:
+            forget(wsi)
+        default:
+            break
+        }
+        return 0
+    }
+
+    private func newSerial() -> UInt64 {
+        defer { nextSerial += 1 }
+        return nextSerial
+    }
+
+    private func connection(_ wsi: OpaquePointer) -> LWSConnection {
+        if let existing = connections[wsi] { return existing }
+        let created = LWSConnection(wsi: wsi)
+        connections[wsi] = created
+        return created
+    }
+
+    /// The connection is closing: report a WebSocket's end to its handler and drop the bookkeeping.
+    private func forget(_ wsi: OpaquePointer) {
+        guard let connection = connections.removeValue(forKey: wsi) else { return }
+        if bySerial[connection.serial] === connection { bySerial[connection.serial] = nil }
+        if let socket = connection.socket, let handler = connection.handler, !connection.closedReported {
+            connection.closedReported = true
+            socket.markClosed()
+            connection.queue?.async { handler.closed() }
+        }
+    }
+
+    private func collectWakeups() {
+        let pending = wakeup.take()
+        for (serial, response) in pending.responses {
+            guard let connection = bySerial[serial], connection.serial == serial, connection.response == nil else {
+                continue
+            }
+            connection.response = response
+            lws_set_timeout(connection.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.requestTimeoutSeconds))
+            lws_callback_on_writable(connection.wsi)
+        }
+        for serial in pending.writable {
+            guard let connection = bySerial[serial], connection.socket != nil else { continue }
+            lws_callback_on_writable(connection.wsi)
+        }
+        if pending.stop && stopDeadline == nil {
+            // Give WebSockets a proper close (1001 going away) and in-flight requests their answer, briefly.
+            stopDeadline = .now() + .seconds(2)
+            for connection in connections.values {
+                if let socket = connection.socket {
+                    socket.close(code: 1001, reason: "the server is stopping")
+                    lws_callback_on_writable(connection.wsi)
+                }
+            }
+        }
+    }
+
+    // MARK: HTTP
+
+    private func httpRequest(_ wsi: OpaquePointer) -> Int32 {
+        guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
+        let connection = connection(wsi)
+        connection.beginRequest(serial: newSerial())
+        connection.request = head.request
+        connection.headOnly = head.request.method == "HEAD"
+        bySerial[connection.serial] = connection
+
+        if let refusal = limitRefusal(head) {
+            return answer(connection, refusal, close: true)
+        }
+        if head.hasTransferEncoding {
+            return answer(connection, .error(411, code: "length_required",
+                                             message: "chunked request bodies are not supported: send a Content-Length"),
+                          close: true)
+        }
+        guard let lengthText = head.contentLength else {
+            if ["POST", "PUT", "PATCH"].contains(head.request.method) {
+                return answer(connection, .error(411, code: "length_required",
+                                                 message: "\(head.request.method) needs a Content-Length header"),
+                              close: true)
+            }
+            dispatch(connection)
+            return 0
+        }
+        guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0 else {
+            return answer(connection, .error(400, code: "bad_request",
+                                             message: "Content-Length \"\(lengthText)\" is not a byte count"),
+                          close: true)
+        }
+        if length > configuration.maxBodyBytes {
+            return answer(connection, .error(413, code: "payload_too_large",
+                                             message: "the body is \(length) bytes; at most \(configuration.maxBodyBytes) are accepted"),
+                          close: true)
+        }
+        if length == 0 {
+            dispatch(connection)
+            return 0
+        }
+        connection.expectedBodyBytes = length
+        connection.body.reserveCapacity(length)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.requestTimeoutSeconds))
+        return 0
+    }
+
+    /// 503 past the connection limit, 431 past the header limit: checked before anything else.
+    private func limitRefusal(_ head: LWSRequestHead) -> HTTPResponse? {
+        if network.count > configuration.maxConnections {
+            return .error(503, code: "unavailable",
+                          message: "too many connections (at most \(configuration.maxConnections)); try again shortly")
+                .adding(header: "retry-after", value: "1")
+        }
+        if head.headerBytes > configuration.maxHeaderBytes {
+            return .error(431, code: "headers_too_large",
+                          message: "the request head is \(head.headerBytes) bytes; at most \(configuration.maxHeaderBytes) are accepted")
+        }
+        return nil
+    }
+
+    private func httpBody(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard let connection = connections[wsi], connection.response == nil, let input, length > 0 else { return 0 }
+        if connection.body.count + length > connection.expectedBodyBytes {
+            return answer(connection, .error(400, code: "bad_request", message: "the body is longer than its Content-Length"),
+                          close: true)
+        }
+        connection.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        // Each piece restarts the clock: a client trickling its body is cut off only when it stalls.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.requestTimeoutSeconds))
+        return 0
+    }
+
+    private func httpBodyComplete(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = connections[wsi], connection.response == nil, connection.request != nil else { return 0 }
+        connection.request?.body = connection.body
+        connection.body = []
+        dispatch(connection)
+        return 0
+    }
+
+    /// Runs the router on the handler queue; the response comes back through `wakeup`.
+    private func dispatch(_ connection: LWSConnection) {
+        guard let request = connection.request else { return }
+        let serial = connection.serial
+        lws_set_timeout(connection.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.handlerTimeoutSeconds))
+        handlers.async { [router, wakeup] in
+            wakeup.post(router.respond(to: request), to: serial)
+        }
+    }
+
+    /// Answers from the service thread (limits, malformed requests).
+    private func answer(_ connection: LWSConnection, _ response: HTTPResponse, close: Bool) -> Int32 {
+        connection.response = response
+        connection.closeAfterResponse = close
+        lws_set_timeout(connection.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.requestTimeoutSeconds))
+        lws_callback_on_writable(connection.wsi)
+        return 0
+    }
+
+    private func httpWriteable(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = connections[wsi], let response = connection.response else { return 0 }
+        if !connection.headWritten {
+            guard writeHead(wsi, response, close: connection.closeAfterResponse) else { return -1 }
+            connection.headWritten = true
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        // One lws_write per writeable callback; the last one is LWS_WRITE_HTTP_FINAL (HTTP/2 ends the stream).
+        var count = connection.headOnly ? 0 : min(response.body.count - connection.bodyOffset, Self.chunkBytes)
+        let allowance = clws_write_allowance(wsi)
+        if allowance >= 0 && count > allowance {
+            if allowance == 0 {
+                lws_callback_on_writable(wsi)
+                return 0
+            }
+            count = Int(allowance)
+        }
+        let final = connection.headOnly || connection.bodyOffset + count == response.body.count
+        let failed = response.body.withUnsafeBufferPointer { body in
+            clws_write_http_body(wsi, body.baseAddress.map { $0 + connection.bodyOffset }, count, final ? 1 : 0) != 0
+        }
+        if failed { return -1 }
+        connection.bodyOffset += count
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.requestTimeoutSeconds))
+        if !final {
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        bySerial[connection.serial] = nil
+        connection.response = nil
+        if connection.closeAfterResponse { return -1 }
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    private func writeHead(_ wsi: OpaquePointer, _ response: HTTPResponse, close: Bool) -> Bool {
+        var fields = response.headers.filter { $0.key != "content-length" && $0.key != "connection" }
+            .sorted { $0.key < $1.key }
+        if close && clws_is_http2(wsi) == 0 { fields.append(("connection", "close")) }
+        let names = fields.map { strdup($0.key) }
+        let values = fields.map { strdup($0.value) }
+        defer {
+            names.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let written = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { names in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                clws_write_http_head(wsi, UInt32(response.status), names.baseAddress, values.baseAddress,
+                                     Int32(fields.count), Int64(response.body.count))
+            }
+        }
+        return written == 0
+    }
+
+    // MARK: WebSocket
+
+    private func confirmUpgrade(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?) -> Int32 {
+        let kind = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+        guard kind.lowercased() == "websocket" else { return 0 }
+        guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
+        let connection = connection(wsi)
+        let decision: WebSocketUpgrade
+        if let refusal = limitRefusal(head) {
+            decision = .refuse(refusal)
+        } else {
+            decision = router.upgrade(head.request)
+        }
+        switch decision {
+        case .accept(let handler):
+            connection.request = head.request
+            connection.handler = handler
+            return 0
+        case .refuse(let response):
+            // The upgrade cannot wait for a writeable callback: answer now and hang up (lws: return > 0).
+            guard writeHead(wsi, response, close: true) else { return -1 }
+            let failed = response.body.withUnsafeBufferPointer { body in
+                clws_write_http_body(wsi, body.baseAddress, body.count, 1) != 0
+            }
+            return failed ? -1 : 1
+        }
+    }
+
+    private func established(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = connections[wsi], let handler = connection.handler, let request = connection.request
+        else { return -1 }
+        connection.serial = newSerial()
+        let socket = WebSocketConnection(serial: connection.serial, request: request, wakeup: wakeup,
+                                         backlogLimit: configuration.maxWebSocketBacklogBytes)
+        let queue = DispatchQueue(label: "hark.websocket.\(connection.serial)", target: handlers)
+        connection.socket = socket
+        connection.queue = queue
+        bySerial[connection.serial] = connection
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+        queue.async { handler.opened(socket) }
+        return 0
+    }
+
+    private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard let connection = connections[wsi], let handler = connection.handler, let queue = connection.queue
+        else { return -1 }
+        if connection.incoming.isEmpty { connection.incomingIsBinary = lws_frame_is_binary(wsi) != 0 }
+        if connection.incoming.count + length > configuration.maxWebSocketMessageBytes {
+            return closeNow(wsi, code: LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+                            reason: "messages are limited to \(configuration.maxWebSocketMessageBytes) bytes")
+        }
+        if let input, length > 0 {
+            connection.incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+        guard lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        let message = connection.incoming
+        connection.incoming = []
+        if connection.incomingIsBinary {
+            queue.async { handler.received(binary: message) }
+        } else {
+            guard let text = String(validating: message, as: UTF8.self) else {
+                return closeNow(wsi, code: LWS_CLOSE_STATUS_INVALID_PAYLOAD, reason: "a text message was not UTF-8")
+            }
+            queue.async { handler.received(text: text) }
+        }
+        return 0
+    }
+
+    private func closeNow(_ wsi: OpaquePointer, code: lws_close_status, reason: String) -> Int32 {
+        var bytes = Array(reason.utf8.prefix(123))
+        lws_close_reason(wsi, code, &bytes, bytes.count)
+        return -1
+    }
+
+    private func webSocketWriteable(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = connections[wsi], let socket = connection.socket else { return 0 }
+        if connection.outgoing == nil {
+            connection.outgoing = socket.takeMessage()
+            connection.outgoingOffset = 0
+        }
+        if let message = connection.outgoing {
+            let offset = connection.outgoingOffset
+            let count = min(message.bytes.count - offset, Self.chunkBytes)
+            let last = offset + count == message.bytes.count
+            let failed = message.bytes.withUnsafeBufferPointer { bytes in
+                clws_write_websocket(wsi, bytes.baseAddress.map { $0 + offset }, count, message.binary ? 1 : 0,
+                                     offset == 0 ? 1 : 0, last ? 1 : 0) != 0
+            }
+            if failed { return -1 }
+            if last {
+                connection.outgoing = nil
+            } else {
+                connection.outgoingOffset += count
+            }
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        let (hasMessages, closeRequest) = socket.pendingState()
+        if hasMessages {
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        if let closeRequest {
+            return closeNow(wsi, code: lws_close_status(UInt32(closeRequest.code)), reason: closeRequest.reason)
+        }
+        return 0
+    }
+}
+
+/// The C callback lws calls for every event; `lws_context_user` holds the (unretained) `LWSServer`, which
+/// outlives its context.
+private func lwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                         _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else { return 0 }
+    let server = Unmanaged<LWSServer>.fromOpaque(owner).takeUnretainedValue()
+    return server.handle(wsi, reason, input, length)
+}
+
+private func withOptionalCString<T>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

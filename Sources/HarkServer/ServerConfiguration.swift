@@ -1,0 +1,83 @@
+import Foundation
+
+/// Where and how `HTTPServer` listens, and the limits it enforces on every client.
+///
+/// The defaults follow docs/server-api.md: loopback on 8080, 1 MiB bodies, 8 KiB of headers.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// A PEM certificate and its private key: the server speaks HTTPS (and WSS) with them.
+    public struct TLS: Sendable, Equatable {
+        public var certificate: URL
+        public var privateKey: URL
+        /// Offer HTTP/2 through ALPN; browsers then use it for plain requests (WebSockets stay HTTP/1.1).
+        public var http2: Bool
+
+        public init(certificate: URL, privateKey: URL, http2: Bool = true) {
+            self.certificate = certificate
+            self.privateKey = privateKey
+            self.http2 = http2
+        }
+    }
+
+    /// The address to bind ("127.0.0.1", "::1", "0.0.0.0" or an interface name); nil listens on every interface.
+    public var host: String?
+    /// The TCP port; 0 binds any free port (`HTTPServer.port` tells which).
+    public var port: Int
+    /// HTTPS when set, plain HTTP otherwise.
+    public var tls: TLS?
+    /// Largest accepted request body; a larger `Content-Length` is answered 413 before the body is read.
+    public var maxBodyBytes: Int
+    /// Largest accepted request head; larger is answered 431 (or closed, past twice this size).
+    public var maxHeaderBytes: Int
+    /// Most simultaneous client connections; requests on connections past it are answered 503.
+    public var maxConnections: Int
+    /// Seconds a client may take to send its headers or its body, or to accept the response: slow clients
+    /// (slowloris) are disconnected after it.
+    public var requestTimeoutSeconds: Int
+    /// Seconds an idle keep-alive connection is kept open between requests.
+    public var keepAliveSeconds: Int
+    /// Seconds a handler may take before its client is disconnected (the handler itself runs to the end).
+    public var handlerTimeoutSeconds: Int
+    /// Largest accepted WebSocket message; a larger one closes the connection with 1009 (message too big).
+    public var maxWebSocketMessageBytes: Int
+    /// Bytes a WebSocket may have queued for a client that does not read; past it the connection is closed.
+    public var maxWebSocketBacklogBytes: Int
+
+    public init(host: String? = "127.0.0.1", port: Int = 8080, tls: TLS? = nil, maxBodyBytes: Int = 1 << 20,
+                maxHeaderBytes: Int = 8 << 10, maxConnections: Int = 128, requestTimeoutSeconds: Int = 10,
+                keepAliveSeconds: Int = 15, handlerTimeoutSeconds: Int = 120,
+                maxWebSocketMessageBytes: Int = 1 << 20, maxWebSocketBacklogBytes: Int = 16 << 20) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxConnections = maxConnections
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.keepAliveSeconds = keepAliveSeconds
+        self.handlerTimeoutSeconds = handlerTimeoutSeconds
+        self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
+        self.maxWebSocketBacklogBytes = maxWebSocketBacklogBytes
+    }
+
+    /// Checks the values before libwebsockets sees them; the message names the field and the allowed range.
+    func validate() throws(ServerError) {
+        func check(_ ok: Bool, _ message: String) throws(ServerError) {
+            if !ok { throw ServerError(function: "ServerConfiguration", code: 0, message: message) }
+        }
+        try check((0...65535).contains(port), "port \(port) is outside 0...65535")
+        try check(maxBodyBytes >= 0, "maxBodyBytes \(maxBodyBytes) is negative")
+        try check((1024...32767).contains(maxHeaderBytes), "maxHeaderBytes \(maxHeaderBytes) is outside 1024...32767")
+        try check(maxConnections >= 1, "maxConnections \(maxConnections) must be at least 1")
+        try check(requestTimeoutSeconds >= 1, "requestTimeoutSeconds \(requestTimeoutSeconds) must be at least 1")
+        try check(keepAliveSeconds >= 1, "keepAliveSeconds \(keepAliveSeconds) must be at least 1")
+        try check(handlerTimeoutSeconds >= 1, "handlerTimeoutSeconds \(handlerTimeoutSeconds) must be at least 1")
+        try check(maxWebSocketMessageBytes >= 1, "maxWebSocketMessageBytes must be at least 1")
+        try check(maxWebSocketBacklogBytes >= 1, "maxWebSocketBacklogBytes must be at least 1")
+        if let tls {
+            for (what, url) in [("certificate", tls.certificate), ("private key", tls.privateKey)] {
+                try check(FileManager.default.isReadableFile(atPath: url.path),
+                          "the TLS \(what) \(url.path) does not exist or is not readable")
+            }
+        }
+    }
+}
