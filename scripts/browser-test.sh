@@ -50,7 +50,7 @@ while (($#)); do
 done
 
 mkdir -p "$artifacts"
-rm -f "$artifacts"/*.png
+rm -rf "$artifacts"/*.png "$artifacts/heard"
 
 # --- what the test needs: Chromium and python3-venv from Debian, Playwright and pytest from PyPI ----------
 python=/usr/bin/python3

@@ -371,7 +371,11 @@ function setUpTalk() {
   ui.mic.addEventListener('pointerdown', (event) => {
     if (event.button !== 0 || ui.mic.disabled) return;
     event.preventDefault();
-    ui.mic.setPointerCapture(event.pointerId);
+    try {
+      ui.mic.setPointerCapture(event.pointerId); // the release counts wherever the finger or mouse ends up
+    } catch {
+      // a synthetic pointer (assistive technology) cannot be captured; pointerup still ends the press
+    }
     session.talk.press();
   });
   const up = () => session.talk.release();

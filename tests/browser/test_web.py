@@ -3,7 +3,7 @@
 What a user does: pair with a code, type "turn on the light" and see the reply and the light come on, then
 hold the microphone while saying "take a picture" (a WAV played as Chromium's fake microphone) and see the
 transcript, the reply (with its spoken WAV) and the picture. Plus the phone layout, the light switch, and the
-way back to the login screen. Nothing here relies on the mock server's internals: the replies checked are
+way back to the login screen; touch and the space bar hold the microphone too. Nothing here relies on the mock server's internals: the replies checked are
 the home workspace's (Intents/home.json), which the real appliance serves.
 """
 
@@ -76,7 +76,6 @@ def test_pair_type_and_talk(open_page, pairing_code, speech_wav, artifacts):
 def test_phone_layout_and_light_switch(open_page, pairing_code, artifacts):
     page, watch = open_page("phone", viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
     pair(page, pairing_code())
-    page.screenshot(path=str(artifacts / "05-phone.png"))
 
     # Touch targets a thumb can hit, and the composer on screen.
     for control in (page.locator("#mic"), page.get_by_role("switch", name="Light"), page.get_by_role("button", name="Log out")):
@@ -92,14 +91,47 @@ def test_phone_layout_and_light_switch(open_page, pairing_code, artifacts):
     after = "false" if before == "true" else "true"
     light.tap()
     expect(light).to_have_attribute("aria-checked", after)
+    # Hold the microphone with a finger (real touch events, not synthetic pointer events).
+    mic = page.locator("#mic")
+    box = mic.bounding_box()
+    finger = [{"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}]
+    touch = page.context.new_cdp_session(page)
+    voice_replies = page.locator("li.message.hark").filter(has=page.get_by_role("button", name="Play the spoken reply"))
+    touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": finger})
+    expect(mic).to_have_attribute("aria-pressed", "true")
+    page.wait_for_timeout(1500)
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(mic).to_have_attribute("aria-pressed", "false")
+    expect(voice_replies).to_have_count(1, timeout=30000)
+    expect(mic).to_have_attribute("data-state", "idle")
+
+    page.get_by_role("textbox", name="Message").fill("is the light on")
+    page.get_by_role("textbox", name="Message").press("Enter")
+    expect(page.locator("li.message.hark").last).to_contain_text("light")
+    page.screenshot(path=str(artifacts / "05-phone.png"))
     light.tap()
     expect(light).to_have_attribute("aria-checked", before)
     watch.assert_clean()
 
 
-def test_logout_and_bad_token_go_back_to_login(open_page, pairing_code):
+def test_space_bar_logout_and_bad_token(open_page, pairing_code):
     page, watch = open_page("session")
     pair(page, pairing_code())
+
+    # The space bar holds the microphone too, when the focus is not in the text box.
+    mic = page.locator("#mic")
+    page.locator("#messages").click()
+    page.keyboard.down("Space")
+    expect(mic).to_have_attribute("aria-pressed", "true")
+    page.wait_for_timeout(1500)
+    page.keyboard.up("Space")
+    expect(mic).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("li.message.hark").filter(has=page.get_by_role("button", name="Play the spoken reply"))).to_have_count(1, timeout=30000)
+    # ... and in the text box a space is a space.
+    page.get_by_role("textbox", name="Message").press("Space")
+    expect(mic).to_have_attribute("aria-pressed", "false")
+    expect(page.get_by_role("textbox", name="Message")).to_have_value(" ")
+
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_label("Pairing code")).to_be_visible()
     assert page.evaluate("localStorage.getItem('hark.token')") is None
@@ -112,7 +144,7 @@ def test_logout_and_bad_token_go_back_to_login(open_page, pairing_code):
     watch.assert_clean()
 
 
-def test_wrong_code_is_shown(open_page, pairing_code):
+def test_wrong_code_is_shown(open_page, pairing_code, artifacts):
     page, watch = open_page("wrong-code")
     code = pairing_code()
     wrong = f"{(int(code) + 1) % 1000000:06d}"
@@ -121,5 +153,6 @@ def test_wrong_code_is_shown(open_page, pairing_code):
     alert = page.locator("#login-error")
     expect(alert).to_be_visible()
     expect(alert).not_to_be_empty()
+    page.screenshot(path=str(artifacts / "00-login-error.png"))
     expect(page.get_by_label("Pairing code")).to_be_visible()
     watch.assert_clean()
