@@ -43,7 +43,7 @@ while (($#)); do
             pair_cmd='echo 123456'
             shift ;;
         --no-install) install=0; shift ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; pytest_args=("$@"); break ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
@@ -115,6 +115,9 @@ trap cleanup EXIT
 pair_cmd=${pair_cmd//\{data\}/$data}
 
 if [[ -z $base_url ]]; then
+    if [[ $server_cmd == .build/debug/hark* && ! -x .build/debug/hark ]]; then
+        die "no .build/debug/hark: build it (swift build --product hark), or pass --mock or --server-cmd"
+    fi
     command=${server_cmd//\{data\}/$data}
     echo "browser-test: starting: $command" >&2
     # Its own process group, so the cleanup ends the server and anything it started, and nothing else.
