@@ -3,10 +3,12 @@
 What a user does: pair with a code, type "turn on the light" and see the reply and the light come on, then
 hold the microphone while saying "take a picture" (a WAV played as Chromium's fake microphone) and see the
 transcript, the reply (with its spoken WAV) and the picture. Plus the phone layout, the light switch, and the
-way back to the login screen; touch and the space bar hold the microphone too. Nothing here relies on the mock server's internals: the replies checked are
+way back to the login screen; touch and the space bar hold the microphone too; the event stream resumes
+after a dropped connection. Nothing here relies on the mock server's internals: the replies checked are
 the home workspace's (Intents/home.json), which the real appliance serves.
 """
 
+import json
 import re
 import wave
 
@@ -116,6 +118,9 @@ def test_phone_layout_and_light_switch(open_page, pairing_code, artifacts):
 
 def test_space_bar_logout_and_bad_token(open_page, pairing_code):
     page, watch = open_page("session")
+    # This page has no AudioWorklet, so the ScriptProcessor fallback captures.
+    page.context.add_init_script("Object.defineProperty(BaseAudioContext.prototype, 'audioWorklet', {get: () => undefined})")
+    page.reload()
     pair(page, pairing_code())
 
     # The space bar holds the microphone too, when the focus is not in the text box.
@@ -155,4 +160,41 @@ def test_wrong_code_is_shown(open_page, pairing_code, artifacts):
     expect(alert).not_to_be_empty()
     page.screenshot(path=str(artifacts / "00-login-error.png"))
     expect(page.get_by_label("Pairing code")).to_be_visible()
+    watch.assert_clean()
+
+
+def test_event_stream_reconnects_and_resumes(open_page, pairing_code):
+    page, watch = open_page("reconnect")
+    connections = []  # (page side, the highest event id passed to the page)
+
+    def relay(socket):
+        server = socket.connect_to_server()
+        seen = {"url": socket.url, "last": None, "socket": socket}
+        connections.append(seen)
+
+        def forward(message):
+            event = json.loads(message)
+            seen["last"] = max(seen["last"] or 0, event["id"])
+            socket.send(message)
+
+        server.on_message(forward)
+
+    page.route_web_socket(re.compile(r"/api/events"), relay)
+    page.reload()
+    pair(page, pairing_code())
+    assert len(connections) == 1 and "since=" not in connections[0]["url"], "the first connection asks for live events only"
+    page.get_by_role("textbox", name="Message").fill("hello")
+    page.get_by_role("textbox", name="Message").press("Enter")
+    expect(page.locator("li.message.hark").last).not_to_have_class(re.compile("pending"))
+    for _ in range(50):  # the turn's events travel on their own socket: give them a moment
+        if connections[0]["last"] is not None:
+            break
+        page.wait_for_timeout(100)
+    assert connections[0]["last"] is not None, "no event reached the page after a typed turn"
+
+    connections[0]["socket"].close()  # the network drops
+    expect(page.locator("#connection")).to_have_attribute("data-state", "reconnecting")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live", timeout=10000)
+    assert len(connections) == 2
+    assert f"since={connections[0]['last']}" in connections[1]["url"], "the reconnection does not resume after the last event seen"
     watch.assert_clean()
