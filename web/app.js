@@ -340,7 +340,7 @@ function setUpTalk() {
       voice.mine.item.dataset.confidence = String(message.acoustic_confidence ?? '');
     },
     onReply(message) {
-      const voice = session.voice ?? {};
+      const voice = session.voice ?? (session.voice = { heard: true });
       remember(message.response?.context);
       if (message.response) voice.reply = renderResponse(message.response);
       else voice.reply = addMessage('hark', { text: message.text ?? '' });
