@@ -1,0 +1,114 @@
+"""docs/openapi.json: a valid OpenAPI 3.0 document, complete against docs/server-api.md, and true of the server.
+
+The last part sends a few harmless requests (nothing that changes the light for good) and checks each answer
+against the document's schemas, so a server and its description cannot drift apart unnoticed.
+"""
+
+import json
+import re
+import ssl
+import urllib.error
+import urllib.request
+
+import pytest
+from openapi_schema_validator import OAS30Validator, oas30_format_checker
+from openapi_spec_validator import validate
+
+from conftest import REPO
+
+DOCUMENT = json.loads((REPO / "docs" / "openapi.json").read_text())
+
+
+def contract_endpoints():
+    """(method, path) of every row of the endpoint table in docs/server-api.md."""
+    rows = re.findall(r"^\| `(GET|POST|PUT|DELETE|PATCH) (/[^`?\s]*)", (REPO / "docs" / "server-api.md").read_text(), re.MULTILINE)
+    return sorted(set(rows))
+
+
+def test_document_is_valid_openapi_3_0():
+    validate(DOCUMENT)
+    assert DOCUMENT["openapi"].startswith("3.0.")
+
+
+@pytest.mark.parametrize("method,path", contract_endpoints())
+def test_every_contract_endpoint_is_described(method, path):
+    assert path in DOCUMENT["paths"], f"{path} is in docs/server-api.md but not in docs/openapi.json"
+    assert method.lower() in DOCUMENT["paths"][path], f"{method} {path} is not described"
+
+
+def test_nothing_is_described_that_the_contract_lacks():
+    described = {(method.upper(), path) for path, item in DOCUMENT["paths"].items() for method in item if method in ("get", "post", "put", "delete", "patch")}
+    extra = described - set(contract_endpoints()) - {("GET", "/web/{file}")}  # the static files are prose in the contract
+    assert not extra, f"described but not in docs/server-api.md: {sorted(extra)}"
+
+
+# --- the live server ----------------------------------------------------------------------------------------
+
+def call(base_url, method, path, body=None, token=None):
+    """(status, decoded JSON body) of one request."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base_url + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30, context=ssl._create_unverified_context()) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def conforms(value, schema_name):
+    schema = {"$ref": f"#/components/schemas/{schema_name}", "components": DOCUMENT["components"]}
+    errors = sorted(OAS30Validator(schema, format_checker=oas30_format_checker).iter_errors(value), key=lambda error: list(error.path))
+    assert not errors, f"{schema_name}: " + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
+
+
+def test_server_answers_as_described(base_url, pairing_code):
+    status, served = call(base_url, "GET", "/api/openapi.json")
+    assert status == 200 and served["openapi"].startswith("3.0.")
+    assert set(served["paths"]) == set(DOCUMENT["paths"]), "the server serves another description than docs/openapi.json"
+
+    status, refused = call(base_url, "GET", "/api/devices")
+    assert status == 401
+    conforms(refused, "Error")
+    assert refused["error"]["code"] == "unauthorized"
+
+    status, token = call(base_url, "POST", "/api/pair", {"code": pairing_code()})
+    assert status == 200, token
+    conforms(token, "Token")
+    token = token["token"]
+
+    status, reply = call(base_url, "POST", "/v1/workspaces/default/message?version=2021-06-14", {"input": {"text": "hello"}}, token)
+    assert status == 200, reply
+    conforms(reply, "MessageResponse")
+    status, follow = call(base_url, "POST", "/v1/workspaces/default/message?version=2021-06-14",
+                          {"input": {"text": "is the light on"}, "context": reply["context"]}, token)
+    assert status == 200, follow
+    assert follow["context"]["conversation_id"] == reply["context"]["conversation_id"], "the context was not carried"
+
+    status, missing = call(base_url, "POST", "/v1/workspaces/no-such-workspace/message?version=2021-06-14", {"input": {"text": "hello"}}, token)
+    assert status == 404
+    conforms(missing, "Error")
+
+    status, devices = call(base_url, "GET", "/api/devices", token=token)
+    assert status == 200
+    conforms(devices, "DeviceList")
+    light = next(device for device in devices["devices"] if device["name"] == "light")
+    for command in ("toggle", "toggle"):  # twice: the light ends as it was
+        status, switched = call(base_url, "POST", "/api/devices/light", {"command": command}, token)
+        assert status == 200, switched
+        conforms(switched, "DeviceState")
+    assert switched["state"] == light["state"]
+
+    status, events = call(base_url, "GET", "/api/events?since=0&limit=50", token=token)
+    assert status == 200
+    conforms(events, "EventList")
+    assert events["events"], "no events after two messages and two switches"
+    ids = [event["id"] for event in events["events"]]
+    assert ids == sorted(ids) and len(ids) <= 50
+
+    status, pictures = call(base_url, "GET", "/api/pictures", token=token)
+    assert status == 200
+    conforms(pictures, "PictureList")
