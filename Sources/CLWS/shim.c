@@ -71,6 +71,8 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
     if (options->interface && inet_pton(AF_INET, options->interface, &ipv4) == 1)
         info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     if (options->certificate_path) {
+        /* lws reads this flag per vhost too: without it the vhost silently serves plain HTTP. */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = options->certificate_path;
         info.ssl_private_key_filepath = options->private_key_path;
         info.alpn = options->alpn;
