@@ -1,5 +1,6 @@
 #include "CLWS.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +61,18 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
     info.protocols = server->protocols;
     info.keepalive_timeout = options->keepalive_seconds;
     info.timeout_secs = options->timeout_seconds;
+    info.timeout_secs_ah_idle = options->timeout_seconds;
     info.max_http_header_data = (unsigned short)options->header_buffer_bytes;
     info.max_http_header_pool = (unsigned short)options->header_buffer_count;
     info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+    /* lws 4.1 given an IPv4 address with IPv6 enabled binds [::] (every interface): an IPv4 address must get
+       an IPv4 socket, or "127.0.0.1" would serve the whole network. */
+    struct in_addr ipv4;
+    if (options->interface && inet_pton(AF_INET, options->interface, &ipv4) == 1)
+        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     if (options->certificate_path) {
+        /* lws reads this flag per vhost too: without it the vhost silently serves plain HTTP. */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = options->certificate_path;
         info.ssl_private_key_filepath = options->private_key_path;
         info.alpn = options->alpn;

@@ -4,7 +4,7 @@ import Synchronization
 /// An HTTP/1.1 (and, over TLS, HTTP/2) and WebSocket server on libwebsockets.
 ///
 /// `init` binds the port (so `port` is known before `start`); `start` runs `lws_service` on a thread of its
-/// own; handlers run on a concurrent queue and their responses go back to that thread. `stop` closes
+/// own; each handler runs on a dispatch queue of its own and its response goes back to that thread. `stop` closes
 /// WebSockets with 1001, gives in-flight requests up to two seconds, closes everything and joins the thread.
 public final class HTTPServer: Sendable {
     private enum Phase {

@@ -73,7 +73,9 @@ struct LWSRequestHead {
         }
         var address = [CChar](repeating: 0, count: 64)
         clws_peer_address(wsi, &address, address.count)
-        let remote = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var remote = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // lws listens on IPv6 sockets that also take IPv4: report "127.0.0.1", not "::ffff:127.0.0.1".
+        if remote.hasPrefix("::ffff:") && remote.contains(".") { remote.removeFirst("::ffff:".count) }
 
         request = HTTPRequest(method: method, path: path, query: query, headers: headers, remoteAddress: remote)
         contentLength = headers["content-length"]

@@ -13,8 +13,6 @@ final class LWSServer: @unchecked Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let wakeup = LWSWakeup()
-    /// Where handlers, middleware for plain requests and WebSocket handler callbacks run.
-    let handlers = DispatchQueue(label: "hark.http.handlers", attributes: .concurrent)
     private(set) var port = 0
 
     /// `clws_server *`; nil once destroyed.
@@ -277,7 +275,10 @@ final class LWSServer: @unchecked Sendable {
         guard let request = connection.request else { return }
         let serial = connection.serial
         lws_set_timeout(connection.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.handlerTimeoutSeconds))
-        handlers.async { [router, wakeup] in
+        // A serial queue of its own per request: libdispatch serves those from its overcommit pool, which grows
+        // when handlers block. A shared concurrent queue draws on the non-overcommit pool (one thread per core),
+        // where two blocked handlers — or two busy Swift concurrency threads — delay every other request ~1 s.
+        DispatchQueue(label: "hark.http.request").async { [router, wakeup] in
             wakeup.post(router.respond(to: request), to: serial)
         }
     }
@@ -380,7 +381,8 @@ final class LWSServer: @unchecked Sendable {
         connection.serial = newSerial()
         let socket = WebSocketConnection(serial: connection.serial, request: request, wakeup: wakeup,
                                          backlogLimit: configuration.maxWebSocketBacklogBytes)
-        let queue = DispatchQueue(label: "hark.websocket.\(connection.serial)", target: handlers)
+        // Serial, so the handler sees its events in order; untargeted, so it runs on the overcommit pool (see dispatch).
+        let queue = DispatchQueue(label: "hark.websocket.\(connection.serial)")
         connection.socket = socket
         connection.queue = queue
         bySerial[connection.serial] = connection

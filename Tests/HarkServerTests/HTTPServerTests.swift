@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import HarkServer
+
+@Suite("HTTP server lifecycle")
+struct HTTPServerTests {
+    /// Listening sockets of this process on `port`, as (file, local address) from /proc/self/net/tcp{,6}.
+    static func listeners(port: Int) -> [String] {
+        let hex = String(format: "%04X", port)
+        var found: [String] = []
+        for file in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                if fields.count > 3 && fields[1].hasSuffix(":\(hex)") && fields[3] == "0A" { found.append(String(fields[1])) }
+            }
+        }
+        return found
+    }
+
+    @Test func bindsOnlyTheRequestedAddress() throws {
+        let loopback = try HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: Router())
+        defer { loopback.stop() }
+        // 127.0.0.1 in /proc's little-endian hex, and nothing else (in particular not [::]).
+        #expect(Self.listeners(port: loopback.port) == ["0100007F:" + String(format: "%04X", loopback.port)])
+    }
+
+    @Test func portZeroPicksAFreePortAndATakenPortIsAnError() throws {
+        let first = try HTTPServer(configuration: ServerConfiguration(port: 0), router: Router())
+        defer { first.stop() }
+        #expect(first.port > 0)
+        let error = #expect(throws: ServerError.self) {
+            _ = try HTTPServer(configuration: ServerConfiguration(port: first.port), router: Router())
+        }
+        #expect(error?.message.contains("\(first.port)") == true)
+    }
+
+    @Test func outOfRangeSettingsAreRefusedByName() {
+        var configuration = ServerConfiguration(port: 70000)
+        #expect(throws: ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
+        configuration = ServerConfiguration(port: 0, maxHeaderBytes: 100)
+        let error = #expect(throws: ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
+        #expect(error?.message.contains("maxHeaderBytes") == true)
+        configuration = ServerConfiguration(
+            port: 0, tls: .init(certificate: URL(fileURLWithPath: "/nonexistent/cert.pem"),
+                                privateKey: URL(fileURLWithPath: "/nonexistent/key.pem")))
+        let missing = #expect(throws: ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
+        #expect(missing?.message.contains("/nonexistent/cert.pem") == true)
+    }
+
+    @Test func stopIsIdempotentAndFreesThePort() throws {
+        let server = try HTTPServer(configuration: ServerConfiguration(port: 0), router: sampleRouter())
+        let port = server.port
+        server.start()
+        #expect(try HTTPTestClient(port: port).request("GET", "/hello").status == 200)
+        server.stop()
+        server.stop()
+        #expect(Self.listeners(port: port).isEmpty)
+        // Never started: stop still releases the socket.
+        let unstarted = try HTTPServer(configuration: ServerConfiguration(port: 0), router: Router())
+        let unstartedPort = unstarted.port
+        unstarted.stop()
+        #expect(Self.listeners(port: unstartedPort).isEmpty)
+    }
+
+    @Test func stopWaitsForARequestInFlight() throws {
+        let server = try HTTPServer(configuration: ServerConfiguration(port: 0), router: sampleRouter())
+        server.start()
+        let client = try HTTPTestClient(port: server.port)
+        try client.send(method: "GET", path: "/slow")
+        Thread.sleep(forTimeInterval: 0.05)
+        server.stop()
+        #expect(try client.readResponse().json?["slow"] == true)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import HarkCore
+import Synchronization
+import Testing
+@testable import HarkServer
+
+/// Echoes every message back and records what happened, for the tests to wait on.
+final class EchoHandler: WebSocketHandler {
+    let events = Mutex<[String]>([])
+    let closedSignal = DispatchSemaphore(value: 0)
+    let openedSignal = DispatchSemaphore(value: 0)
+    let connection = Mutex<WebSocketConnection?>(nil)
+
+    func opened(_ connection: WebSocketConnection) {
+        self.connection.withLock { $0 = connection }
+        events.withLock { $0.append("opened") }
+        openedSignal.signal()
+    }
+
+    func received(text: String) {
+        events.withLock { $0.append("text \(text.count)") }
+        let connection = connection.withLock { $0 }
+        if text == "close please" {
+            connection?.close(code: 4000, reason: "asked to")
+        } else {
+            connection?.send(text: text)
+        }
+    }
+
+    func received(binary: [UInt8]) {
+        events.withLock { $0.append("binary \(binary.count)") }
+        connection.withLock { $0 }?.send(binary: binary)
+    }
+
+    func closed() {
+        events.withLock { $0.append("closed") }
+        closedSignal.signal()
+    }
+}
+
+func webSocketRouter(_ handler: @escaping @Sendable () -> any WebSocketHandler) -> Router {
+    var router = Router()
+    router.webSocket("/ws/{name}") { request, parameters in
+        if request.query["token"] == "bad" {
+            return .refuse(.error(401, code: "unauthorized", message: "the token has expired"))
+        }
+        return .accept(handler())
+    }
+    router.route("GET", "/plain") { _, _ in .json(200, ["plain": true]) }
+    return router
+}
+
+@Suite("WebSocket")
+struct WebSocketTests {
+    @Test func echoesTextBinaryAndFragmentedMessages() throws {
+        let handler = EchoHandler()
+        try withServer(webSocketRouter { handler }) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/echo")
+            try client.send(text: "hello")
+            #expect(try client.receive() == .text("hello"))
+            let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0) }
+            try client.send(binary: bytes)
+            #expect(try client.receive() == .binary(bytes))
+            try client.sendFragmented(text: "in three pieces", pieces: 3)
+            #expect(try client.receive() == .text("in three pieces"))
+            // Larger than lws' receive buffer and than the server's write chunks: split on both sides.
+            let large = String(repeating: "0123456789", count: 30_000)
+            try client.send(text: large)
+            let framesBefore = client.framesRead
+            #expect(try client.receive() == .text(large))
+            #expect(client.framesRead - framesBefore > 1)
+            try client.sendClose()
+            #expect(try client.receive() == .close(1000))
+            #expect(handler.closedSignal.wait(timeout: .now() + 5) == .success)
+            #expect(handler.events.withLock { $0 } == ["opened", "text 5", "binary 1000", "text 15", "text 300000", "closed"])
+        }
+    }
+
+    @Test func refusesBeforeTheUpgradeWithTheFactorysResponse() throws {
+        try withServer(webSocketRouter { EchoHandler() }) { server in
+            let refused = #expect(throws: WebSocketRefused.self) {
+                _ = try WebSocketTestClient(port: server.port, path: "/ws/echo?token=bad")
+            }
+            #expect(refused?.response.status == 401)
+            #expect(refused?.response.errorCode == "unauthorized")
+            let unknown = #expect(throws: WebSocketRefused.self) {
+                _ = try WebSocketTestClient(port: server.port, path: "/nowhere")
+            }
+            #expect(unknown?.response.status == 404)
+            #expect(unknown?.response.errorCode == "not_found")
+            // A plain GET on a WebSocket path says so.
+            let plain = try HTTPTestClient(port: server.port).request("GET", "/ws/echo")
+            #expect(plain.status == 400)
+            #expect(plain.errorCode == "bad_request")
+            // The server is still fine.
+            #expect(try HTTPTestClient(port: server.port).request("GET", "/plain").status == 200)
+        }
+    }
+
+    @Test func serverClosesWithACode() throws {
+        let handler = EchoHandler()
+        try withServer(webSocketRouter { handler }) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/x")
+            try client.send(text: "close please")
+            #expect(try client.receive() == .close(4000))
+            #expect(handler.closedSignal.wait(timeout: .now() + 5) == .success)
+            #expect(handler.connection.withLock { $0 }?.send(text: "late") == false)
+        }
+    }
+
+    @Test func pushesFromAnotherThreadInOrder() throws {
+        let handler = EchoHandler()
+        try withServer(webSocketRouter { handler }) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/push")
+            #expect(handler.openedSignal.wait(timeout: .now() + 5) == .success)
+            let connection = try #require(handler.connection.withLock { $0 })
+            let count = 500
+            let pusher = Thread {
+                for index in 0..<count { connection.send(text: "event \(index)") }
+            }
+            pusher.start()
+            for index in 0..<count {
+                #expect(try client.receive() == .text("event \(index)"))
+            }
+        }
+    }
+
+    @Test func clientThatVanishesMidStreamIsClosedAndTheServerGoesOn() throws {
+        let handler = EchoHandler()
+        try withServer(webSocketRouter { handler }) { server in
+            let stream = try PlainTestStream(port: server.port)
+            let client = try WebSocketTestClient(stream: stream, path: "/ws/vanish")
+            #expect(handler.openedSignal.wait(timeout: .now() + 5) == .success)
+            let connection = try #require(handler.connection.withLock { $0 })
+            let chunk = [UInt8](repeating: 7, count: 64 * 1024)
+            let pusher = Thread {
+                // Keep pushing until the server notices the client is gone.
+                while connection.send(binary: chunk) { Thread.sleep(forTimeInterval: 0.001) }
+            }
+            pusher.start()
+            _ = try client.receive()
+            stream.abort()
+            #expect(handler.closedSignal.wait(timeout: .now() + 10) == .success)
+            #expect(try HTTPTestClient(port: server.port).request("GET", "/plain").status == 200)
+        }
+    }
+
+    @Test func stopClosesWebSocketsWithGoingAway() throws {
+        let handler = EchoHandler()
+        let server = try HTTPServer(configuration: ServerConfiguration(port: 0), router: webSocketRouter { handler })
+        server.start()
+        let client = try WebSocketTestClient(port: server.port, path: "/ws/stop")
+        #expect(handler.openedSignal.wait(timeout: .now() + 5) == .success)
+        let stopped = Thread { server.stop() }
+        stopped.start()
+        #expect(try client.receive() == .close(1001))
+        try? client.sendClose(code: 1001)
+        #expect(handler.closedSignal.wait(timeout: .now() + 5) == .success)
+    }
+}
