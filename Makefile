@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build intents check-intents test run release bench bench-speech bench-setup clean
+.PHONY: setup build intents check-intents test browser-test run release bench bench-speech bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -31,6 +31,12 @@ intents:
 ## test: setup, build and run every test; any compiler warning fails it
 test: build check-intents
 	$(SWIFT) test $(STRICT)
+	$(MAKE) browser-test
+
+## browser-test: the web page in Debian's chromium driven by Playwright, against `hark serve` (installs chromium
+##               and a Playwright venv under .build/ the first time; screenshots in .build/browser-artifacts/)
+browser-test: build
+	bash scripts/browser-test.sh
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which)

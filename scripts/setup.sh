@@ -14,6 +14,7 @@ PACKAGES=(
     libsodium-dev libwebsockets-dev libssl-dev libopus-dev     # server: auth, HTTP/WebSocket/TLS (certificates), room audio
     libturbojpeg0-dev                                          # camera frames to JPEG (TurboJPEG API)
     flite                                                      # a second synthetic voice for wake-phrase and rejection tests
+    chromium python3-venv                                      # the web page's browser test (Playwright from PyPI drives chromium)
     pkg-config                                                 # SwiftPM finds the C libraries through it
 )
 

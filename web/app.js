@@ -326,6 +326,7 @@ function setUpTalk() {
   }
   session.talk = new PushToTalk({
     socketURL: () => socketURL('/api/listen', session.token),
+    conversation: () => session.context,
     onState: micState,
     onPartial(text) {
       if (text) session.voice?.mine.setText(text, { stillPending: true });
@@ -454,6 +455,25 @@ function startSession(token) {
   });
   session.events.start();
   refreshDevices().catch((error) => { if (session.token) showError(error); });
+  if (!session.context) startConversation();
+}
+
+/**
+ * A new conversation begins with an empty message, as Watson's clients do: the dialog's welcome
+ * (`conversation_start`) answers it and its context carries every later turn. Sent with the first user
+ * text instead, the welcome would answer that text.
+ */
+function startConversation() {
+  session.turns = session.turns.then(async () => {
+    try {
+      const response = await api(`/v1/workspaces/default/message?version=${MESSAGE_VERSION}`, { method: 'POST', body: {} });
+      remember(response?.context);
+      const thinking = addMessage('hark', { text: '…', pending: true });
+      renderResponse(response, thinking);
+    } catch (error) {
+      if (session.token) showError(error);
+    }
+  });
 }
 
 /** Back to the login screen: on logout, and whenever the appliance answers 401. */

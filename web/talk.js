@@ -40,6 +40,7 @@ export class PushToTalk {
   /**
    * @param {object} handlers
    * @param {() => string} handlers.socketURL the listen socket's URL, token included
+   * @param {() => object|null} [handlers.conversation] the Watson context to continue (sent with the end message)
    * @param {(state: string) => void} handlers.onState "idle", "starting", "recording", "waiting"
    * @param {(text: string) => void} handlers.onPartial a live partial transcript
    * @param {(message: object) => void} handlers.onTranscript `{text, acoustic_confidence, accepted}`
@@ -106,7 +107,8 @@ export class PushToTalk {
     this.stopCapture();
     if (this.turn !== turn) return;
     turn.ended = true;
-    this.send(turn, JSON.stringify({ type: 'end' }));
+    const context = this.handlers.conversation?.() ?? null;
+    this.send(turn, JSON.stringify(context ? { type: 'end', context } : { type: 'end' }));
     turn.timer = setTimeout(() => this.fail(turn, new TalkError('The appliance did not answer in time.', { code: 'timeout' })), REPLY_TIMEOUT_MS);
   }
 

@@ -147,6 +147,10 @@ public final class Appliance {
             textEnded = true
         case .failure(let message):
             emit(.error, message, ["source": "input"])
+        case .say(let text):
+            if let synthesizer, let speaker {
+                do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"]) }
+            }
         }
     }
 

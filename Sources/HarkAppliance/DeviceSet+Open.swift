@@ -26,7 +26,10 @@ extension DeviceSet {
             let chip: any GPIOChip
             let simulate = c.simulate == .always || (c.simulate == .auto && GPIOChips.list().isEmpty && !chipExists(c.chip))
             if simulate {
-                chip = SimulatedGPIOChip(name: "simulated", lines: simulatedLineNames(c))
+                let simulatedChip = SimulatedGPIOChip(name: "simulated", lines: simulatedLineNames(c))
+                // The button rests released, as its pull resistor would hold it.
+                if let b = c.button { try? simulatedChip.setInput(b.line, physical: b.activeLow) }
+                chip = simulatedChip
                 simulated += gpioNames
             } else {
                 do { chip = try GPIODChip(c.chip) } catch { throw DeviceError("gpio.chip: \(error.message)") }

@@ -95,9 +95,7 @@ public final class TurnRunner: @unchecked Sendable {
         let top = understood.intents.first
         recorder.record(.intent, top.map { "#\($0.intent) \(format($0.confidence))" } ?? "no intent", [
             "accepted": true, "intents": intentsJSON(understood),
-            "entities": .array(understood.entities.map { e in
-                .object(JSONObject([("entity", .string(e.entity)), ("value", .string(e.value))]))
-            }),
+            "entities": .array(understood.entities.map(\.json)),
         ], turn: turnID)
         let recorder = recorder
         let dispatcher = ActionDispatcher(

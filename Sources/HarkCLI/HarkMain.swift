@@ -5,6 +5,7 @@ import HarkCore
 struct HarkMain {
     static let commands: [any Command.Type] = [
         RunCommand.self,
+        ServeCommand.self,
         DevicesCommand.self,
         EventsCommand.self,
         PairCommand.self,

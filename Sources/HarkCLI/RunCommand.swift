@@ -33,6 +33,8 @@ enum RunCommand: Command {
           --console         read typed turns from standard input even when it is not a terminal; the run
                             ends with the input when there is no audio input
           --seed N          seed for random reply variations
+          --port N          serve the web page and API on port N (default: the configuration's, 8080)
+          --no-server       do not start the web page and API
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -47,45 +49,18 @@ enum RunCommand: Command {
         let output = try args.option("--output")
         let consoleFlag = try args.flag("--console")
         let seed = try args.option("--seed", parse: { UInt64($0) }, expected: "a whole number")
+        let port = try args.option("--port", parse: { Int($0).flatMap { (0...65_535).contains($0) ? $0 : nil } }, expected: "a port number 0…65535")
+        let noServer = try args.flag("--no-server")
         try args.finish()
         if input == nil && (fast || wakeFromFile) { throw UsageError(message: "--fast and --wake need --input FILE") }
 
-        var configuration = ApplianceConfiguration()
-        if let configPath {
-            guard FileManager.default.fileExists(atPath: configPath) else {
-                throw CommandFailure(message: "\(configPath): no such configuration file", exitCode: 66)
-            }
-            do { configuration = try ApplianceConfiguration.load(from: URL(fileURLWithPath: configPath)) } catch {
-                throw CommandFailure(message: error.message, exitCode: 65)
-            }
-        }
-        if simulate { configuration.simulate = .always }
+        let setup = try ApplianceSetup.load(configPath: configPath, workspace: workspaceOverride, data: dataOverride, simulate: simulate)
+        let configuration = setup.configuration
+        let workspace = setup.workspace
+        let devices = setup.devices
         // What this machine lacks, for the one line that says how the appliance runs anyway.
         var missing: [String] = []
         var details: [String] = []
-
-        // The workspace and the dialog.
-        let workspacePath = workspaceOverride ?? configuration.workspace.map { configuration.resolve($0).path } ?? defaultWorkspacePath()
-        let workspace = try loadWorkspace(workspacePath, quiet: true)
-        let assistant: Assistant
-        do { assistant = try Assistant(workspace: workspace) } catch { throw CommandFailure(message: "\(workspacePath): \(error)", exitCode: 65) }
-        let devices: DeviceSet
-        do { devices = try DeviceSet.open(configuration) } catch { throw CommandFailure(message: "\(configPath ?? "configuration"): \(error.message)", exitCode: 69) }
-        for warning in assistant.warnings + actionWarnings(assistant.workspace, devices: devices) {
-            printError("warning: \(workspacePath): \(warning)")
-        }
-
-        // The event store.
-        let dataDirectory = dataOverride.map { URL(fileURLWithPath: $0) }
-            ?? configuration.dataDirectory.map { configuration.resolve($0) } ?? DataDirectory.default.url
-        let store: EventStore
-        let pictures: PictureStore
-        do {
-            store = try EventStore(path: dataDirectory.appendingPathComponent("events.sqlite3"))
-            pictures = try PictureStore(directory: dataDirectory.appendingPathComponent("pictures"), limit: configuration.keepPictures, events: store)
-        } catch {
-            throw CommandFailure(message: "\(dataDirectory.path): \(error)", exitCode: 73)
-        }
 
         // Ears: a file, or the microphone; without one the appliance still runs on typed input.
         var audio: (any AudioSource)?
@@ -133,11 +108,7 @@ enum RunCommand: Command {
         var recognizer: SpeechRecognizer?
         var wake: (any WakeDetector)?
         if audio != nil {
-            var model = SpeechModel()
-            if let acoustic = configuration.acousticModel {
-                model = SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
-                                    phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
-            }
+            let model = speechModel(configuration)
             recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
             if mode == .wake {
                 wake = try SpeechCLI.wakeSpotter(settingsPath: configuration.wakeSettings.map { configuration.resolve($0) }, model: model)
@@ -167,19 +138,45 @@ enum RunCommand: Command {
         for detail in details { printError("  \(detail)") }
 
         let printer = EventPrinter(json: events, interactive: interactive && !events)
-        let recorder = EventRecorder(store: store) { event, id in printer.print(event, id: id) }
-        let turns = TurnRunner(
-            assistant: assistant, devices: devices, recorder: recorder, pictures: pictures,
-            acousticThreshold: configuration.acousticThreshold, intentThreshold: configuration.intentThreshold, seed: seed)
+        let turns = setup.turns(seed: seed) { event, id in printer.print(event, id: id) }
         let appliance = try Appliance(
             configuration: configuration, turns: turns, recognizer: recognizer, wake: wake, synthesizer: synthesizer, speaker: speaker)
 
         let stop = SignalStop(triggers: appliance.triggers)
         defer { stop.cancel() }
+        var server: ServerSetup.Started?
+        if configuration.serverEnabled && !noServer {
+            // Web push-to-talk gets a recogniser of its own, so it never waits for the microphone's.
+            let webRecognizer = try? SpeechCLI.recognizer(workspace: workspace, model: speechModel(configuration), options: RecognitionOptions())
+            let triggers = appliance.triggers
+            var speak: (@Sendable (String) -> Bool)?
+            if speaker != nil {
+                // Spoken by the loop, between turns, on the one speaker.
+                speak = { text in
+                    triggers.post(.say(text))
+                    return true
+                }
+            }
+            server = try ServerSetup.start(
+                configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
+                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, port: port)
+            if let server {
+                printError("hark: web page and API at \(server.url)" + (server.pairingCode.map { "; pair a browser with code \($0) (valid 5 minutes; `hark pair` makes another)" } ?? ""))
+            }
+        }
+        defer { server?.server.stop() }
         if console { ConsoleReader.start(posting: appliance.triggers, prompt: interactive && !events) }
         let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
         do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }
         return status
+    }
+
+    /// Debian's en-us model, or the configuration's acoustic model with its dictionary and phone model.
+    static func speechModel(_ configuration: ApplianceConfiguration) -> SpeechModel {
+        let model = SpeechModel()
+        guard let acoustic = configuration.acousticModel else { return model }
+        return SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
+                           phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
     }
 
     /// "a, b and c".
@@ -187,16 +184,6 @@ enum RunCommand: Command {
         items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 
-    /// Dialog actions that no configured device can run, named by node (docs/device-actions.md).
-    static func actionWarnings(_ workspace: Workspace, devices: DeviceSet) -> [String] {
-        var warnings: [String] = []
-        for node in workspace.dialogNodes {
-            for action in node.actions where action.type == "client" && !devices.names.contains(action.name) {
-                warnings.append("dialog node \"\(node.id)\": action \"\(action.name)\": no device named \"\(action.name)\" (configured: \(devices.names.joined(separator: ", ")))")
-            }
-        }
-        return warnings
-    }
 }
 
 /// Stops the loop on SIGINT and SIGTERM: the current turn finishes, the LED goes off, the log is closed.

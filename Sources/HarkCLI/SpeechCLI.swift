@@ -27,12 +27,16 @@ enum SpeechCLI {
     static func customDictionary() -> URL? { modelsFile("pronunciations.dict") }
 
     /// `Models/NAME` under the working directory or the executable's repository, if there is one.
-    static func modelsFile(_ name: String) -> URL? {
+    static func modelsFile(_ name: String) -> URL? { repositoryFile("Models/\(name)") }
+
+    /// A file shipped in the repository (`Models/…`, `web/`, `docs/openapi.json`): under the working
+    /// directory, or up to four levels above the executable (`.build/<config>/hark`).
+    static func repositoryFile(_ relative: String) -> URL? {
         let fm = FileManager.default
         var dirs = [URL(fileURLWithPath: fm.currentDirectoryPath)]
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<4 { dirs.append(dir); dir = dir.deletingLastPathComponent() }
-        return dirs.map { $0.appendingPathComponent("Models/\(name)") }.first { fm.fileExists(atPath: $0.path) }
+        return dirs.map { $0.appendingPathComponent(relative) }.first { fm.fileExists(atPath: $0.path) }
     }
 
     /// The wake-phrase spotter `hark run` listens with: settings from the configuration's `wake.settings`, else

@@ -1,0 +1,73 @@
+import Foundation
+import HarkAppliance
+import HarkAudio
+import HarkCore
+import HarkServer
+import HarkSpeech
+
+/// Starts the companion server for `hark serve` and `hark run`: auth under the data directory, the API on
+/// the shared turn runner, the page from `web/`, HTTPS with a kept self-signed certificate when it listens on
+/// the LAN.
+enum ServerSetup {
+    struct Started {
+        var server: HTTPServer
+        var url: String
+        var pairingCode: String?
+    }
+
+    static func start(
+        configuration: ApplianceConfiguration, dataDirectory: URL, turns: TurnRunner, pictures: PictureStore?,
+        recognizer: SpeechRecognizer?, synthesizer: SpeechSynthesizer, speak: (@Sendable (String) -> Bool)?,
+        host: String? = nil, port: Int? = nil
+    ) throws -> Started {
+        let auth: AuthService
+        do {
+            auth = try AuthService(directory: dataDirectory.appendingPathComponent("auth"), tokenLifetime: AuthService.defaultTokenLifetime)
+        } catch {
+            throw CommandFailure(message: "\(error)", exitCode: 73)
+        }
+        let listening = recognizer.map { WebListening(recognizer: $0, synthesizer: synthesizer) }
+        let openAPI = SpeechCLI.repositoryFile("docs/openapi.json").flatMap { try? [UInt8](Data(contentsOf: $0)) }
+        let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: speak, openAPI: openAPI)
+        let web = SpeechCLI.repositoryFile("web/index.html").map { StaticFiles(directory: $0.deletingLastPathComponent()) }
+        if web == nil { printError("hark: warning: the web page (web/index.html) was not found next to the working directory or the binary: only the API is served") }
+
+        let lan = configuration.serverLAN
+        let bindHost = host ?? (lan ? "0.0.0.0" : configuration.serverHost)
+        var tls: ServerConfiguration.TLS?
+        if lan || configuration.certificate != nil {
+            if let certificate = configuration.certificate, let key = configuration.certificateKey {
+                tls = ServerConfiguration.TLS(certificate: configuration.resolve(certificate), privateKey: configuration.resolve(key))
+            } else {
+                do {
+                    let pair = try SelfSignedCertificate.ensure(directory: dataDirectory.appendingPathComponent("tls"), hostnames: hostnames())
+                    tls = ServerConfiguration.TLS(certificate: pair.certificate, privateKey: pair.key)
+                } catch {
+                    throw CommandFailure(message: "server: making a self-signed certificate: \(error)", exitCode: 73)
+                }
+            }
+        }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                configuration: ServerConfiguration(host: bindHost, port: port ?? configuration.serverPort, tls: tls),
+                router: api.router(staticFiles: web))
+        } catch {
+            throw CommandFailure(message: "server: \(error)", exitCode: 69)
+        }
+        server.start()
+        let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
+        let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
+        let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
+        return Started(server: server, url: url, pairingCode: code)
+    }
+
+    /// This machine's names for the certificate: its host name, `localhost`, and loopback.
+    static func hostnames() -> [String] {
+        var names = [ProcessInfo.processInfo.hostName, "localhost", "127.0.0.1"]
+        names.removeAll { $0.isEmpty }
+        var unique: [String] = []
+        for n in names where !unique.contains(n) { unique.append(n) }
+        return unique
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import HarkAppliance
+import HarkCore
+import HarkDevices
+
+/// The appliance's API (docs/server-api.md) on a `Router`: pairing and login, Watson's `/message`, the event
+/// log and its live socket, pictures, devices, speech out and push-to-talk in. Every handler goes through the
+/// same `TurnRunner`, devices and event store as the voice loop, so a web turn is logged, acts and answers
+/// exactly like a spoken one.
+public final class CompanionAPI: Sendable {
+    public let turns: TurnRunner
+    public let auth: AuthService
+    public let pictures: PictureStore?
+    /// Push-to-talk from the browser; nil when the machine has no speech model.
+    public let listening: WebListening?
+    /// Speaks on the appliance's speaker; nil when it has none.
+    public let speak: (@Sendable (String) -> Bool)?
+    /// `docs/openapi.json`, served at `/api/openapi.json`.
+    public let openAPI: [UInt8]?
+
+    var store: EventStore? { turns.recorder.store }
+
+    public init(
+        turns: TurnRunner, auth: AuthService, pictures: PictureStore?, listening: WebListening?,
+        speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?
+    ) {
+        self.turns = turns
+        self.auth = auth
+        self.pictures = pictures
+        self.listening = listening
+        self.speak = speak
+        self.openAPI = openAPI
+    }
+
+    /// Paths that need no token: the page, pairing, login and the API description.
+    static func isPublic(_ request: HTTPRequest) -> Bool {
+        let p = request.path
+        return p == "/" || p.hasPrefix("/web/") || p == "/favicon.ico" || p == "/api/pair" || p == "/api/login" || p == "/api/openapi.json"
+    }
+
+    /// The token of a request: `Authorization: Bearer …`, or `?access_token=` where a browser cannot set
+    /// headers (WebSockets, `<img src>`).
+    static func token(of request: HTTPRequest) -> String? {
+        if let header = request.header("authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            return ""
+        }
+        return request.query["access_token"]
+    }
+
+    static func response(_ error: AuthError) -> HTTPResponse {
+        let r = HTTPResponse.error(error.status, code: error.code, message: error.message)
+        return error.retryAfter.map { r.adding(header: "retry-after", value: String($0)) } ?? r
+    }
+
+    /// The router with every endpoint, the auth check in front, and the page's files as the fallback.
+    public func router(staticFiles: StaticFiles?) -> Router {
+        var router = Router(staticFiles: staticFiles)
+        let auth = auth
+        router.before { request in
+            if Self.isPublic(request) { return nil }
+            guard let token = Self.token(of: request), !token.isEmpty else {
+                return .error(401, code: "unauthorized", message: "a token is needed: pair with the code the appliance shows (POST /api/pair) or log in (POST /api/login)")
+            }
+            do throws(AuthError) {
+                _ = try auth.verify(token: token)
+                return nil
+            } catch {
+                return Self.response(error)
+            }
+        }
+        router.route("POST", "/api/pair") { request, _ in
+            self.issue(request) { body throws(AuthError) in
+                guard let code = body["code"]?.stringValue else { throw AuthError(.unauthorized, message: "the body needs \"code\": the 6 digits the appliance shows") }
+                return try auth.pair(code: code, client: request.remoteAddress)
+            }
+        }
+        router.route("POST", "/api/login") { request, _ in
+            self.issue(request) { body throws(AuthError) in
+                guard let user = body["user"]?.stringValue, let password = body["password"]?.stringValue else {
+                    throw AuthError(.unauthorized, message: "the body needs \"user\" and \"password\"")
+                }
+                return try auth.login(user: user, password: password, client: request.remoteAddress)
+            }
+        }
+        router.route("GET", "/api/openapi.json") { _, _ in
+            guard let openAPI = self.openAPI else { return .error(404, code: "not_found", message: "docs/openapi.json was not found next to the binary") }
+            return .bytes(200, "application/json", openAPI)
+        }
+        router.route("POST", "/v1/workspaces/{workspace_id}/message") { request, parameters in
+            self.message(request, workspaceID: parameters["workspace_id"] ?? "")
+        }
+        router.route("GET", "/api/events") { request, _ in self.events(request) }
+        router.webSocket("/api/events") { request, _ in
+            guard let store = self.store else { return .refuse(.error(503, code: "unavailable", message: "this server has no event store")) }
+            let since = request.query["since"].flatMap { Int64($0) }
+            return .accept(EventsSocket(store: store, since: since))
+        }
+        router.route("GET", "/api/pictures") { _, _ in self.listPictures() }
+        router.route("GET", "/api/pictures/{id}") { _, parameters in self.picture(parameters["id"] ?? "") }
+        router.route("GET", "/api/devices") { _, _ in self.devices() }
+        router.route("POST", "/api/devices/{name}") { request, parameters in self.command(request, device: parameters["name"] ?? "") }
+        router.route("POST", "/api/say") { request, _ in self.say(request) }
+        router.webSocket("/api/listen") { _, _ in
+            guard let listening = self.listening else {
+                return .refuse(.error(503, code: "unavailable", message: "this appliance has no speech recogniser (PocketSphinx model missing)"))
+            }
+            return .accept(ListenSocket(listening: listening, turns: self.turns))
+        }
+        return router
+    }
+
+    // MARK: - Handlers
+
+    /// The request's body as a JSON object, or the 400 that says why it is not one.
+    static func jsonBody(_ request: HTTPRequest) -> Result<JSONObject, HTTPResponseError> {
+        guard !request.body.isEmpty else { return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "the request needs a JSON body"))) }
+        do {
+            guard let object = try JSONValue.parse(Data(request.body)).objectValue else {
+                return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "the body must be a JSON object")))
+            }
+            return .success(object)
+        } catch {
+            return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "malformed JSON body: \(error)")))
+        }
+    }
+
+    private func issue(_ request: HTTPRequest, _ body: (JSONObject) throws(AuthError) -> AuthService.IssuedToken) -> HTTPResponse {
+        switch Self.jsonBody(request) {
+        case .failure(let e): return e.response
+        case .success(let object):
+            do throws(AuthError) {
+                let token = try body(object)
+                return .json(200, ["token": .string(token.token), "expires": .string(ApplianceEvent.iso8601(token.expires))])
+            } catch {
+                return Self.response(error)
+            }
+        }
+    }
+
+    /// Watson Assistant v1 `/message`: the same request and response bodies, so a Watson client only changes
+    /// its base URL. The context travels with the client, as in Watson.
+    private func message(_ request: HTTPRequest, workspaceID: String) -> HTTPResponse {
+        let workspace = turns.assistant.workspace
+        guard request.query["version"].map({ !$0.isEmpty }) == true else {
+            return .error(400, code: "bad_request", message: "the version query parameter is required (e.g. ?version=2021-06-14)")
+        }
+        guard workspaceID == "default" || workspaceID == workspace.name || workspaceID == workspace.raw["workspace_id"]?.stringValue else {
+            return .error(404, code: "not_found", message: "no workspace \"\(workspaceID)\": this appliance serves \"\(workspace.name)\" (or use \"default\")")
+        }
+        var object = JSONObject()
+        if !request.body.isEmpty {
+            switch Self.jsonBody(request) {
+            case .failure(let e): return e.response
+            case .success(let o): object = o
+            }
+        }
+        if let input = object["input"], input.objectValue == nil, !input.isNull {
+            return .error(400, code: "bad_request", message: "input must be an object like {\"text\": \"turn on the light\"}")
+        }
+        let textValue = object["input"]?["text"]
+        if let textValue, textValue.stringValue == nil, !textValue.isNull {
+            return .error(400, code: "bad_request", message: "input.text must be a string")
+        }
+        if let c = object["context"], c.objectValue == nil, !c.isNull {
+            return .error(400, code: "bad_request", message: "context must be an object (the one the previous response returned)")
+        }
+        let text = textValue?.stringValue ?? ""
+        let context = object["context"]?.objectValue ?? JSONObject()
+        let alternates = object["alternate_intents"]?.boolValue ?? false
+        if text.trimmingCharacters(in: .whitespaces).isEmpty && context["system"] == nil {
+            // A new conversation without input: the welcome turn, as Watson answers it.
+            let turn = turns.start(context: context)
+            return .json(200, messageResponse(understanding: Understanding(text: "", intents: [], entities: []), turn: turn, alternateIntents: alternates))
+        }
+        let result = turns.run(text: text, context: context, source: .web)
+        guard let dialog = result.dialog else { return .error(500, code: "internal", message: "the dialog did not run") }
+        return .json(200, messageResponse(understanding: result.understanding, turn: dialog, alternateIntents: alternates))
+    }
+
+    private func events(_ request: HTTPRequest) -> HTTPResponse {
+        guard let store else { return .error(503, code: "unavailable", message: "this server has no event store") }
+        var afterID: Int64?
+        if let since = request.query["since"] {
+            guard let id = Int64(since), id >= 0 else { return .error(400, code: "bad_request", message: "since must be an event id (a whole number), not \"\(since)\"") }
+            afterID = id
+        }
+        var limit = 200
+        if let l = request.query["limit"] {
+            guard let n = Int(l), (1...10_000).contains(n) else { return .error(400, code: "bad_request", message: "limit must be 1…10000, not \"\(l)\"") }
+            limit = n
+        }
+        do {
+            let events = afterID == nil ? try store.latestEvents(limit: limit) : try store.events(afterID: afterID, limit: limit)
+            return .json(200, ["events": .array(events.map { .object($0.json) })])
+        } catch {
+            return .error(500, code: "internal", message: "event store: \(error)")
+        }
+    }
+
+    static func pictureJSON(_ p: StoredPicture) -> JSONValue {
+        [
+            "id": .number(Double(p.id)), "time": .string(ApplianceEvent.iso8601(p.time)),
+            "width": .number(Double(p.width)), "height": .number(Double(p.height)), "bytes": .number(Double(p.bytes)),
+            "trigger": .string(p.trigger), "url": .string("/api/pictures/\(p.id)"),
+        ]
+    }
+
+    private func listPictures() -> HTTPResponse {
+        guard let pictures else { return .json(200, ["pictures": []]) }
+        do {
+            return .json(200, ["pictures": .array(try pictures.list(limit: 100).map(Self.pictureJSON))])
+        } catch {
+            return .error(500, code: "internal", message: "picture store: \(error)")
+        }
+    }
+
+    private func picture(_ idText: String) -> HTTPResponse {
+        guard let id = Int64(idText) else { return .error(404, code: "not_found", message: "no picture \"\(idText)\"") }
+        do {
+            guard let p = try pictures?.picture(id: id) else { return .error(404, code: "not_found", message: "no picture \(id) (it may have been pruned)") }
+            let bytes = try [UInt8](Data(contentsOf: p.url))
+            return .bytes(200, "image/jpeg", bytes).adding(header: "cache-control", value: "private, max-age=86400")
+        } catch {
+            return .error(404, code: "not_found", message: "picture \(id): \(error.localizedDescription)")
+        }
+    }
+
+    private func devices() -> HTTPResponse {
+        let set = turns.devices
+        var list: [JSONValue] = []
+        for name in set.outputs.keys.sorted() {
+            guard let output = set.outputs[name] else { continue }
+            var o: JSONObject = ["name": .string(name), "kind": "output"]
+            do { o["state"] = .string(try output.read() ? "on" : "off") } catch { o["error"] = .string(error.message) }
+            list.append(.object(o))
+        }
+        if let button = set.button {
+            var o: JSONObject = ["name": .string(button.name), "kind": "input"]
+            do { o["state"] = .string(try button.read() ? "on" : "off") } catch { o["error"] = .string(error.message) }
+            list.append(.object(o))
+        }
+        if set.camera != nil { list.append(["name": "camera", "kind": "camera"]) }
+        return .json(200, ["devices": .array(list), "simulated": .array(set.simulated.map { .string($0) })])
+    }
+
+    /// A device command from the page's switch: the same dispatcher as the dialog's actions, so it is
+    /// logged as an action and a device event.
+    private func command(_ request: HTTPRequest, device: String) -> HTTPResponse {
+        let names = turns.devices.names
+        guard names.contains(device) else {
+            return .error(404, code: "not_found", message: "no device \"\(device)\" (devices: \(names.joined(separator: ", ")))")
+        }
+        let body: JSONObject
+        switch Self.jsonBody(request) {
+        case .failure(let e): return e.response
+        case .success(let o): body = o
+        }
+        guard let command = body["command"]?.stringValue else {
+            return .error(400, code: "bad_request", message: "the body needs \"command\": on, off, toggle or blink (camera: capture)")
+        }
+        let recorder = turns.recorder
+        let dispatcher = ActionDispatcher(
+            devices: turns.devices, pictures: pictures, turn: nil, trigger: "web",
+            report: { recorder.record($0) }, announce: { recorder.announce($0) })
+        do {
+            let result = try dispatcher.perform(DialogAction(name: device, parameters: ["command": .string(command)]))
+            if device == "camera", let path = result.stringValue,
+               let stored = try? pictures?.list(limit: 5).first(where: { $0.url.path == path }) {
+                return .json(200, Self.pictureJSON(stored))
+            }
+            return .json(200, ["name": .string(device), "state": result])
+        } catch {
+            let status = error.message.hasPrefix("unknown command") ? 400 : 503
+            return .error(status, code: status == 400 ? "bad_request" : "unavailable", message: error.message)
+        }
+    }
+
+    private func say(_ request: HTTPRequest) -> HTTPResponse {
+        let body: JSONObject
+        switch Self.jsonBody(request) {
+        case .failure(let e): return e.response
+        case .success(let o): body = o
+        }
+        guard let text = body["text"]?.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            return .error(400, code: "bad_request", message: "the body needs \"text\": what to say")
+        }
+        guard let speak else { return .error(503, code: "unavailable", message: "this appliance has no speaker") }
+        guard speak(text) else { return .error(503, code: "unavailable", message: "speaking failed (see the event log)") }
+        turns.recorder.record(.reply, text, ["source": "web", "say": true])
+        return .json(202, ["spoken": true])
+    }
+}
+
+/// A ready HTTP error response carried through `Result`.
+struct HTTPResponseError: Error {
+    var response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HarkAppliance
+import HarkAudio
+import HarkCore
+import HarkSpeech
+
+/// `WS /api/listen`: push-to-talk from the browser. Binary messages are 16 kHz mono s16le PCM as the
+/// microphone gives it; the partial transcript comes back about twice a second while the button is held;
+/// `{"type": "end", "context": {…}}` on release runs the turn through the same pipeline as the appliance's
+/// own microphone and answers with the transcript, the dialog reply (Watson's response, with the context
+/// for the next turn) and the reply's audio as a WAV file.
+final class ListenSocket: WebSocketHandler, @unchecked Sendable {
+    // @unchecked: the server calls a handler's methods one at a time, in order, on the connection's own queue
+    // (WebSocketHandler's contract), so the mutable state below is never touched concurrently.
+    let listening: WebListening
+    let turns: TurnRunner
+    private var connection: WebSocketConnection?
+    private var recognizer: SpeechRecognizer?
+    private var samplesSincePartial = 0
+    private var lastPartial = ""
+    private var pendingByte: UInt8?
+    private static let partialEvery = 8_000  // 0.5 s of audio
+
+    init(listening: WebListening, turns: TurnRunner) {
+        self.listening = listening
+        self.turns = turns
+    }
+
+    private func send(_ object: JSONObject) {
+        _ = connection?.send(text: JSONValue.object(object).serialized())
+    }
+
+    private func fail(_ message: String, close: Bool = false) {
+        send(["type": "error", "error": ["code": "unavailable", "message": .string(message)]])
+        if close { connection?.close(code: 1011, reason: String(message.prefix(100))) }
+    }
+
+    func opened(_ connection: WebSocketConnection) {
+        self.connection = connection
+        guard let recognizer = listening.borrow() else {
+            fail("another browser is talking to the appliance; try again in a moment", close: true)
+            return
+        }
+        self.recognizer = recognizer
+        do { try recognizer.startUtterance() } catch { fail("recogniser: \(error)", close: true) }
+        send(["type": "listening"])
+    }
+
+    func received(binary: [UInt8]) {
+        guard let recognizer else { return }
+        // s16le: an odd byte count carries its last byte into the next message.
+        var bytes = binary
+        if let carried = pendingByte { bytes.insert(carried, at: 0); pendingByte = nil }
+        if bytes.count % 2 == 1 { pendingByte = bytes.removeLast() }
+        var samples = [Int16](repeating: 0, count: bytes.count / 2)
+        for i in samples.indices { samples[i] = Int16(bitPattern: UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8) }
+        do {
+            try recognizer.process(PCMBuffer(format: .speech, samples: samples))
+            samplesSincePartial += samples.count
+            if samplesSincePartial >= Self.partialEvery {
+                samplesSincePartial = 0
+                let partial = try recognizer.partialText()
+                if partial != lastPartial {
+                    lastPartial = partial
+                    send(["type": "partial", "text": .string(partial)])
+                }
+            }
+        } catch {
+            fail("recogniser: \(error)")
+        }
+    }
+
+    func received(text: String) {
+        guard let message = try? JSONValue.parse(text).objectValue, let type = message["type"]?.stringValue else {
+            fail("expected a JSON message like {\"type\": \"end\"}")
+            return
+        }
+        guard type == "end" else {
+            fail("unknown message type \"\(type)\" (send binary audio, then {\"type\": \"end\"})")
+            return
+        }
+        finish(context: message["context"]?.objectValue ?? JSONObject())
+    }
+
+    private func finish(context: JSONObject) {
+        guard let recognizer else { return }
+        self.recognizer = nil
+        defer { listening.release() }
+        let transcript: Transcript
+        do { transcript = try recognizer.finishUtterance() } catch {
+            fail("recogniser: \(error)")
+            return
+        }
+        let command = turns.speechUnderstanding.understand(transcript)
+        send([
+            "type": "transcript", "text": .string(transcript.text),
+            "acoustic_confidence": .number((transcript.acousticConfidence * 1000).rounded() / 1000), "accepted": .bool(command.accepted),
+        ])
+        let result = turns.run(spoken: command, context: context, source: .web)
+        let response: JSONValue
+        if let dialog = result.dialog {
+            response = messageResponse(understanding: result.understanding, turn: dialog, alternateIntents: false)
+        } else {
+            response = ["output": ["text": [.string(result.reply)]], "context": .object(context)]
+        }
+        send(["type": "reply", "text": .string(result.reply), "accepted": .bool(result.accepted), "response": response])
+        do { _ = connection?.send(binary: try listening.replyWAV(result.reply)) } catch { fail("speaking: \(error)") }
+    }
+
+    func closed() {
+        if recognizer != nil {
+            _ = try? recognizer?.finishUtterance()
+            recognizer = nil
+            listening.release()
+        }
+        connection = nil
+    }
+}
