@@ -7,7 +7,9 @@
 # gpio-sim, which Debian does not build, is compiled out of tree from the kernel source. The initramfs holds
 # busybox, the modules, `hark-hwcheck` and the data it needs. Exits non-zero unless every check passed.
 #
-#   scripts/hwlane/run.sh            build what is missing (cached in .build/hwlane/), boot, check
+#   scripts/hwlane/run.sh            build what is missing (cached in .build/hwlane/), boot, run every check
+#   scripts/hwlane/run.sh --only gpio.button,camera.   only these checks (a name ending in . is a group)
+#   scripts/hwlane/run.sh --list     the checks and what each proves (no VM)
 #   HWLANE_TIMEOUT=900               seconds the VM may run before it is killed (a failure)
 #   HWLANE_SMP=2 HWLANE_MEMORY=1536  the VM's CPUs and memory (MB)
 set -euo pipefail
@@ -19,6 +21,16 @@ TIMEOUT=${HWLANE_TIMEOUT:-900}
 SMP=${HWLANE_SMP:-2}
 MEMORY=${HWLANE_MEMORY:-1536}
 start_time=$(date +%s)
+ONLY=
+LIST=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --only) [ $# -ge 2 ] || { echo "hwlane: --only needs check names" >&2; exit 64; }; ONLY=$2; shift 2 ;;
+        --list) LIST=1; shift ;;
+        *) echo "hwlane: unknown argument $1 (use --only NAME[,NAME…] or --list)" >&2; exit 64 ;;
+    esac
+done
+case $ONLY in *[!a-z0-9.,]*) echo "hwlane: --only takes check names such as gpio.output,alsa. (got '$ONLY')" >&2; exit 64 ;; esac
 
 say() { echo "hwlane: $*"; }
 die() { echo "hwlane: error: $*" >&2; exit 1; }
@@ -122,6 +134,7 @@ step "swift build -c release --static-swift-stdlib --product hark-hwcheck"
 (cd "$ROOT" && "$SWIFT" build -c release --static-swift-stdlib -Xswiftc -warnings-as-errors --product hark-hwcheck)
 HWCHECK=$ROOT/.build/release/hark-hwcheck
 [ -x "$HWCHECK" ] || die "swift build produced no $HWCHECK"
+if [ -n "$LIST" ]; then "$HWCHECK" --list; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------------------
 # 5. The initramfs: busybox, modules in load order, the checks, their libraries and data.
@@ -196,7 +209,7 @@ LOG=$WORK/vm.log
 # -no-reboot turns a kernel panic (panic=-1 reboots at once) into qemu exiting, so a crash ends the run too.
 QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" -m "$MEMORY" -nographic -no-reboot
       -kernel "$VMLINUZ" -initrd "$INITRD"
-      -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init")
+      -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init${ONLY:+ hwlane.only=$ONLY}")
 step "booting: ${QEMU[*]}"
 set +e
 timeout --foreground -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null 2>&1 | tee "$LOG"
