@@ -21,6 +21,9 @@ enum AudioChecks {
         try recorder.start()
         let playback = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 0.2)
         try playback.write(played)
+        // snd-aloop copies on a jiffies timer and stops at a drain without copying the last tick's samples:
+        // trailing silence carries the sweep's end across.
+        try playback.write(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 3_200)))
         try playback.drain()
         try recorder.record(seconds: 0.5)
         let recorded = try recorder.stop()
