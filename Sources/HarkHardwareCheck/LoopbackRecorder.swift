@@ -5,10 +5,12 @@ import HarkAudio
 /// calling thread while the other end is being read in real time.
 ///
 /// `@unchecked Sendable`: `capture` is used only by the recording thread once `start()` has run (and by
-/// nobody before); `samples`, `failure`, `stopping` and `running` are touched only with `condition` locked.
+/// nobody before), which also closes it; `samples`, `failure`, `stopping`, `running` and `overruns` are
+/// touched only with `condition` locked.
 final class LoopbackRecorder: @unchecked Sendable {
     let device: String
-    private let capture: ALSACapture
+    private var capture: ALSACapture?
+    private var overrunCount = 0
     private let condition = NSCondition()
     private var samples: [Int16] = []
     private var failure: (any Error)?
@@ -62,7 +64,7 @@ final class LoopbackRecorder: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Stops the thread and returns everything recorded.
+    /// Stops the thread, which closes the device (the next check may open it at once), and returns everything recorded.
     func stop() throws -> PCMBuffer {
         condition.lock()
         stopping = true
@@ -77,10 +79,25 @@ final class LoopbackRecorder: @unchecked Sendable {
     }
 
     /// Overruns the capture recovered from (audio lost): a check that compares audio wants none.
-    var overruns: Int { capture.overrunCount }
+    var overruns: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return overrunCount
+    }
 
     private func record() {
-        defer { finished.signal() }
+        if let capture { readUntilStopped(capture) }
+        // Closed here, before `stop()` returns: the device must be free for whoever opens it next.
+        capture = nil
+        finished.signal()
+    }
+
+    private func readUntilStopped(_ capture: ALSACapture) {
+        defer {
+            condition.lock()
+            overrunCount = capture.overrunCount
+            condition.unlock()
+        }
         while true {
             condition.lock()
             let stop = stopping
