@@ -12,6 +12,7 @@
 #   scripts/hwlane/run.sh --list     the checks and what each proves (no VM)
 #   HWLANE_TIMEOUT=900               seconds the VM may run before it is killed (a failure)
 #   HWLANE_SMP=2 HWLANE_MEMORY=1536  the VM's CPUs and memory (MB)
+#   HWLANE_ACCEL=tcg                 qemu's accelerator (kvm where /dev/kvm works; it does not on the project's machines)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -20,6 +21,7 @@ SWIFT=${SWIFT:-swift}
 TIMEOUT=${HWLANE_TIMEOUT:-900}
 SMP=${HWLANE_SMP:-2}
 MEMORY=${HWLANE_MEMORY:-1536}
+ACCEL=${HWLANE_ACCEL:-tcg}
 start_time=$(date +%s)
 ONLY=
 LIST=
@@ -41,19 +43,25 @@ step() { echo "hwlane: [$(( $(date +%s) - start_time ))s] $*"; }
 # ---------------------------------------------------------------------------------------------------------
 LANE_PACKAGES=(qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev xz-utils binutils libelf-dev)
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]; }
-[ "$(id -u)" -eq 0 ] || die "run as root: the lane installs Debian packages and reads apt's lists (it never touches /boot)"
+# Root (or sudo) only for apt-get update/install; downloads, unpacking and module builds stay in .build/hwlane/.
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=
+else
+    command -v sudo >/dev/null || die "need root or sudo for apt-get update and install (nothing is installed into /boot)"
+    SUDO=sudo
+fi
 
 step "Hark's packages (scripts/setup.sh)"
 bash "$ROOT/scripts/setup.sh"
 
 # apt's lists decide the kernel version: refresh them once per run, then install what the lane lacks.
 step "apt-get update"
-apt-get -o DPkg::Lock::Timeout=600 update -qq
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
 missing=()
 for p in "${LANE_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
     step "installing ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
 fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing after installing qemu-system-x86"
 
@@ -72,6 +80,10 @@ SERIES=$(echo "$ABI" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
 KPACKAGES=("$image_pkg" "linux-headers-$ABI" "linux-headers-${ABI%-amd64}-common" "linux-kbuild-$SERIES" "linux-source-$SERIES")
 say "kernel $ABI, Debian version $VERSION"
 
+# A newer kernel in apt replaces the cached one: drop the other versions' downloads and builds (~400 MB each).
+for dir in "$WORK"/debs/* "$WORK"/kernel/* "$WORK"/gpio-sim/*; do
+    if [ -d "$dir" ] && [ "$(basename "$dir")" != "$VERSION" ]; then step "removing the stale $dir"; rm -rf "$dir"; fi
+done
 DEBS=$WORK/debs/$VERSION
 mkdir -p "$DEBS"
 for p in "${KPACKAGES[@]}"; do
@@ -207,19 +219,23 @@ say "initramfs $(du -h "$INITRD" | cut -f1) ($(du -sh "$STAGE" | cut -f1) unpack
 # ---------------------------------------------------------------------------------------------------------
 LOG=$WORK/vm.log
 # -no-reboot turns a kernel panic (panic=-1 reboots at once) into qemu exiting, so a crash ends the run too.
-QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" -m "$MEMORY" -nographic -no-reboot
+QEMU=(qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp "$SMP" -m "$MEMORY" -nographic -no-reboot
       -kernel "$VMLINUZ" -initrd "$INITRD"
       -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init${ONLY:+ hwlane.only=$ONLY}")
 step "booting: ${QEMU[*]}"
+boot_time=$(date +%s)
 set +e
 timeout --foreground -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null 2>&1 | tee "$LOG"
 statuses=("${PIPESTATUS[@]}")
 set -e
 qemu_status=${statuses[0]}
 if [ "$qemu_status" -eq 124 ]; then die "the VM did not finish within ${TIMEOUT}s (HWLANE_TIMEOUT); its output is in $LOG"; fi
-if [ "$qemu_status" -ne 0 ]; then die "qemu-system-x86_64 failed with status $qemu_status (output above, also in $LOG)"; fi
+if [ "$qemu_status" -ne 0 ]; then
+    die "qemu-system-x86_64 could not run the VM (status $qemu_status): $(tr -d '\r' < "$LOG" | grep -v '^\s*$' | tail -n 3 | tr '\n' ' ')(full output in $LOG)"
+fi
 verdict=$(tr -d '\r' < "$LOG" | sed -n 's/^hwlane-verdict: //p' | tail -n 1)
 elapsed=$(( $(date +%s) - start_time ))
+say "the VM ran $(( $(date +%s) - boot_time ))s (boot, checks, power-off)"
 case $verdict in
     pass) say "every check passed (${elapsed}s in all)"; exit 0 ;;
     fail*) die "checks failed: ${verdict#fail } (${elapsed}s in all; VM output in $LOG)" ;;
