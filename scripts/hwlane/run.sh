@@ -119,9 +119,9 @@ if [ ! -f "$EXTRA/gpio-sim.ko" ] || [ ! -f "$EXTRA/irq_sim.ko" ]; then
     step "building gpio-sim and irq_sim from linux-source-$SERIES"
     rm -rf "$GPIOSIM"
     mkdir -p "$GPIOSIM"
+    # One pass over the 138 MB tarball (~13 s of xz); all three files sit three directories deep.
     tar -xJf "$KROOT/usr/src/linux-source-$SERIES.tar.xz" -C "$GPIOSIM" --strip-components=3 \
-        "linux-source-$SERIES/drivers/gpio/gpio-sim.c" "linux-source-$SERIES/drivers/gpio/gpiolib.h"
-    tar -xJf "$KROOT/usr/src/linux-source-$SERIES.tar.xz" -C "$GPIOSIM" --strip-components=3 \
+        "linux-source-$SERIES/drivers/gpio/gpio-sim.c" "linux-source-$SERIES/drivers/gpio/gpiolib.h" \
         "linux-source-$SERIES/kernel/irq/irq_sim.c"
     # irq_to_desc is not exported to modules; generic_handle_irq(n) runs the same handle_simple_irq the
     # domain installed for n (irq_sim_domain_map), through the descriptor it looks up itself.
