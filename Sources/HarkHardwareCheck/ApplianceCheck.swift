@@ -48,6 +48,7 @@ enum ApplianceCheck {
         // Released: the button's pull-up.
         try sim.pull("BUTTON", up: true)
         let data = URL(fileURLWithPath: "/tmp/hwcheck-appliance-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
         let c = try configuration(context, camera: try CameraChecks.vivid().path, data: data)
         let devices = try DeviceSet.open(c)
         try expect(devices.simulated.isEmpty, "DeviceSet simulated \(devices.simulated) with simulate = false")
@@ -94,7 +95,6 @@ enum ApplianceCheck {
             try expect(decoded.width == 640 && decoded.height == 480, "the stored picture decodes to \(decoded.width)×\(decoded.height)")
             outcome.steps.append("\(picture.fileName) \(decoded.width)×\(decoded.height) from \(picture.source)")
         }
-        try? FileManager.default.removeItem(at: data)
         return outcome.steps.joined(separator: "; ")
     }
 
@@ -151,6 +151,6 @@ enum ApplianceCheck {
     }
 
     static func format(_ d: Duration) -> String {
-        String(format: "%.1f", Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+        String(format: "%.1f", d.inSeconds)
     }
 }

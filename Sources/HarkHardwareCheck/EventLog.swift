@@ -32,7 +32,7 @@ final class EventLog: @unchecked Sendable {
 
     /// Waits up to `timeout` for an event (from index `after` on) matching `predicate`; returns it or nil.
     func wait(after: Int = 0, upTo timeout: Duration, _ predicate: (ApplianceEvent) -> Bool) -> ApplianceEvent? {
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        let deadline = Date().addingTimeInterval(timeout.inSeconds)
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -36,7 +36,7 @@ final class LoopbackRecorder: @unchecked Sendable {
         thread.start()
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds))
+        let deadline = Date().addingTimeInterval(timeout.inSeconds)
         while !running && failure == nil {
             if !condition.wait(until: deadline) { break }
         }
