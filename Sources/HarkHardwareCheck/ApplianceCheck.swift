@@ -1,0 +1,156 @@
+import Foundation
+import HarkAppliance
+import HarkAudio
+import HarkCore
+import HarkDevices
+import HarkSpeech
+
+/// The whole appliance on real drivers: `Appliance` with `DeviceSet.open` on the gpio-sim chip (light, LED,
+/// button), its microphone on the loopback's capture side, the vivid camera, replies on a second loopback
+/// substream. A driver thread speaks into the loopback and works the button through sysfs, as a person would.
+enum ApplianceCheck {
+    static let check = HardwareCheck(
+        name: "appliance.loop",
+        summary: "Appliance on real drivers: spoken \"turn on the light\" → LIGHT high; button + \"turn off the light\" → low; \"take a picture\" → a vivid JPEG",
+        run: run)
+
+    /// The configuration a deployment on this "board" would write (deploy/hark.json's fields).
+    static func configuration(_ context: CheckContext, camera: String, data: URL) throws(ConfigurationError) -> ApplianceConfiguration {
+        let text = """
+            // The lane's appliance: every device real, nothing simulated (a missing one fails the check).
+            {
+              "workspace": "\(context.workspace.source ?? "")",
+              "data_directory": "\(data.path)",
+              "simulate": false,
+              "audio": { "capture": "\(CheckContext.loopbackCapture)", "playback": "\(CheckContext.loopbackReplies)",
+                         "trailing_silence": 0.8, "listen_timeout": 10, "earcon": true },
+              "wake": { "enabled": false },
+              "gpio": {
+                "chip": "\(context.simulator.chip)",
+                "outputs": { "light": { "line": "LIGHT" }, "led": { "line": "LED" } },
+                "button": { "line": "BUTTON", "active_low": true, "debounce_ms": 30, "mode": "hold" }
+              },
+              "camera": { "device": "\(camera)", "width": 640, "height": 480 }
+            }
+            """
+        return try ApplianceConfiguration.parse(text, source: nil)
+    }
+
+    /// What the driver thread saw, handed back to the check on the main thread.
+    final class Outcome: @unchecked Sendable {
+        // @unchecked: written by the driver thread before it posts `.stop`, read after `run` returns.
+        var failure: String?
+        var steps: [String] = []
+    }
+
+    static func run(_ context: CheckContext) throws -> String {
+        let sim = context.simulator
+        // Released: the button's pull-up.
+        try sim.pull("BUTTON", up: true)
+        let data = URL(fileURLWithPath: "/tmp/hwcheck-appliance-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let c = try configuration(context, camera: try CameraChecks.vivid().path, data: data)
+        let devices = try DeviceSet.open(c)
+        try expect(devices.simulated.isEmpty, "DeviceSet simulated \(devices.simulated) with simulate = false")
+        let store = try EventStore(path: data.appendingPathComponent("events.sqlite3"))
+        let pictures = try PictureStore(directory: data.appendingPathComponent("pictures"), limit: c.keepPictures, events: store)
+        let recognizer = try SpeechRecognizer(
+            workspace: context.workspace, pronunciations: try CustomThenESpeak(customDictionary: context.pronunciations))
+        // As `hark run` opens it: the default 0.1 s buffer, read 0.1 s at a time by the loop. (A larger buffer
+        // would never start: the loop's reads must reach the start threshold snd_pcm_set_params sets.)
+        let microphone = try ALSACapture(device: c.captureDevice, format: .speech)
+        let speaker = try ALSAPlayback(device: c.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1))
+        let log = EventLog(echo: true)
+        let appliance = try Appliance(
+            configuration: c, assistant: try Assistant(workspace: context.workspace), recognizer: recognizer, wake: nil,
+            synthesizer: try SpeechSynthesizer(voice: c.voice, rate: c.rate), speaker: speaker, devices: devices,
+            store: store, pictures: pictures, seed: 6
+        ) { event, _ in log.append(event) }
+
+        let outcome = Outcome()
+        let triggers = appliance.triggers
+        let driver = Thread {
+            do {
+                try drive(sim: sim, log: log, outcome: outcome)
+            } catch {
+                outcome.failure = "\(error)"
+            }
+            triggers.post(.stop)
+        }
+        driver.name = "hwcheck person"
+        driver.start()
+        let status = appliance.run(audio: microphone, mode: .everySpeech, exitWhenInputEnds: false)
+
+        outcome.steps.append("microphone overruns \(microphone.overrunCount), speaker underruns \(speaker.underrunCount)")
+        if let failure = outcome.failure { throw CheckFailure(failure + " (after: \(outcome.steps.joined(separator: "; ")))") }
+        try expect(status == 0, "the loop ended with status \(status): \(log.texts(.error))")
+        try expect(log.texts(.error).isEmpty, "the loop reported errors: \(log.texts(.error))")
+        try expect(try sim.value("LED") == false, "the LED is still lit after the loop stopped")
+        let turns = try store.events(kinds: [.transcript]).map(\.event.text)
+        try expect(turns == ["turn on the light", "turn off the light", "take a picture"], "stored transcripts: \(turns)")
+        let stored = try pictures.list()
+        try expect(stored.count == 1, "\(stored.count) pictures stored, expected 1")
+        if let picture = stored.first {
+            let decoded = try JPEGDecoder().decodeRGB([UInt8](try Data(contentsOf: picture.url)))
+            try expect(decoded.width == 640 && decoded.height == 480, "the stored picture decodes to \(decoded.width)×\(decoded.height)")
+            outcome.steps.append("\(picture.fileName) \(decoded.width)×\(decoded.height) from \(picture.source)")
+        }
+        return outcome.steps.joined(separator: "; ")
+    }
+
+    /// The person: speaks, presses, waits for the kernel's line to change. Runs on its own thread.
+    static func drive(sim: GPIOSimulator, log: EventLog, outcome: Outcome) throws {
+        let clock = ContinuousClock()
+        guard log.wait(upTo: .seconds(10), { $0.kind == .start }) != nil else { throw CheckFailure("the loop did not start") }
+        let mouth = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 0.2)
+        let voice = try SpeechSynthesizer()
+
+        func say(_ text: String) throws -> ContinuousClock.Instant {
+            try voice.speak(text, to: mouth)
+            try mouth.drain()
+            return clock.now
+        }
+        func awaitLight(_ on: Bool, since spoken: ContinuousClock.Instant, _ what: String) throws {
+            guard try wait(upTo: .seconds(90), for: { try sim.value("LIGHT") == on }) else {
+                throw CheckFailure("\(what): LIGHT still \(on ? "low" : "high") 90 s after the sentence ended (transcripts: \(log.texts(.transcript)))")
+            }
+            outcome.steps.append("\(what) → LIGHT \(on ? "high" : "low") \(format(clock.now - spoken)) s after the sentence ended")
+        }
+        /// A turn is over once its reply has been spoken: the loop is reading the microphone again.
+        func awaitReply(after mark: Int, _ what: String) throws {
+            guard log.wait(after: mark, upTo: .seconds(90), { $0.kind == .reply }) != nil else {
+                throw CheckFailure("\(what): no reply within 90 s")
+            }
+            Thread.sleep(forTimeInterval: 2.5)
+        }
+
+        Thread.sleep(forTimeInterval: 0.5)
+        var mark = log.count
+        try awaitLight(true, since: try say("turn on the light"), "spoken \"turn on the light\"")
+        try awaitReply(after: mark, "turn on")
+
+        // Hold the button (pulled to ground), speak, let go.
+        mark = log.count
+        try sim.pull("BUTTON", up: false)
+        guard log.wait(after: mark, upTo: .seconds(10), { $0.kind == .listening && $0.data["cause"]?.stringValue == "button" }) != nil else {
+            throw CheckFailure("pressing BUTTON did not start listening within 10 s")
+        }
+        let spoken = try say("turn off the light")
+        Thread.sleep(forTimeInterval: 0.3)
+        try sim.pull("BUTTON", up: true)
+        try awaitLight(false, since: spoken, "button held + \"turn off the light\"")
+        try awaitReply(after: mark, "turn off")
+
+        mark = log.count
+        let asked = try say("take a picture")
+        guard let picture = log.wait(after: mark, upTo: .seconds(90), { $0.kind == .picture }) else {
+            throw CheckFailure("\"take a picture\": no picture event within 90 s (transcripts: \(log.texts(.transcript)))")
+        }
+        outcome.steps.append("spoken \"take a picture\" → \"\(picture.text)\" \(format(clock.now - asked)) s after the sentence ended")
+        try awaitReply(after: mark, "take a picture")
+    }
+
+    static func format(_ d: Duration) -> String {
+        String(format: "%.1f", d.inSeconds)
+    }
+}
