@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build intents check-intents test browser-test run release bench bench-speech bench-setup clean
+.PHONY: setup build intents check-intents test browser-test hwtest run release bench bench-speech bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -32,11 +32,17 @@ intents:
 test: build check-intents
 	$(SWIFT) test $(STRICT)
 	$(MAKE) browser-test
+	$(MAKE) hwtest
 
 ## browser-test: the web page in Debian's chromium driven by Playwright, against `hark serve` (installs chromium
 ##               and a Playwright venv under .build/ the first time; screenshots in .build/browser-artifacts/)
 browser-test: build
 	bash scripts/browser-test.sh
+
+## hwtest: the hardware lane: Hark's GPIO, ALSA and V4L2 backends against gpio-sim, snd-aloop and vivid in
+##         Debian's kernel under qemu (TCG); ONLY=gpio.,alsa.speech runs some checks; docs/hardware-testing.md
+hwtest:
+	bash scripts/hwlane/run.sh $(if $(ONLY),--only $(ONLY))
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which)

@@ -6,7 +6,8 @@ import CALSA
 /// `configFile` (an asoundrc loaded in addition to the system configuration, so a test or a kiosk can
 /// define its own devices without setting `ALSA_CONFIG_PATH`). Overruns are recovered from and counted.
 /// alsa-lib's own messages go into `ALSAError.libraryMessage`, never to stderr.
-/// The corresponding C functions are `snd_pcm_open`, `snd_pcm_set_params`, `snd_pcm_readi` and `snd_pcm_close`.
+/// The corresponding C functions are `snd_pcm_open`, `snd_pcm_set_params`, `snd_pcm_start`, `snd_pcm_readi` and
+/// `snd_pcm_close`.
 public final class ALSACapture: AudioSource {
     public let format: PCMFormat
     public let device: String
@@ -35,6 +36,14 @@ public final class ALSACapture: AudioSource {
         let channels = format.channels
         var samples = [Int16](repeating: 0, count: maxFrames * channels)
         while true {
+            // alsa-lib starts a prepared capture stream only when one read asks for at least its start
+            // threshold (a whole buffer with snd_pcm_set_params): reads shorter than the buffer would wait
+            // forever and fail with EIO (seen on snd-aloop in the VM lane). So start it explicitly, also after
+            // an overrun's recovery left it prepared.
+            if snd_pcm_state(pcm.handle) == SND_PCM_STATE_PREPARED {
+                ALSAError.beginCall()
+                try ALSAError.check(snd_pcm_start(pcm.handle), "snd_pcm_start", device: device, message: "could not start capturing")
+            }
             ALSAError.beginCall()
             let got = samples.withUnsafeMutableBytes { snd_pcm_readi(pcm.handle, $0.baseAddress, snd_pcm_uframes_t(maxFrames)) }
             if got > 0 {

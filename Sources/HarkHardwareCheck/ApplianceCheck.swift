@@ -56,16 +56,17 @@ enum ApplianceCheck {
         let pictures = try PictureStore(directory: data.appendingPathComponent("pictures"), limit: c.keepPictures, events: store)
         let recognizer = try SpeechRecognizer(
             workspace: context.workspace, pronunciations: try CustomThenESpeak(customDictionary: context.pronunciations))
-        // As `hark run` opens it: the default 0.1 s buffer, read 0.1 s at a time by the loop. (A larger buffer
-        // would never start: the loop's reads must reach the start threshold snd_pcm_set_params sets.)
+        // As `hark run` opens it: the default 0.1 s buffer, read 0.1 s at a time by the loop.
         let microphone = try ALSACapture(device: c.captureDevice, format: .speech)
         let speaker = try ALSAPlayback(device: c.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1))
         let log = EventLog(echo: true)
+        let runner = TurnRunner(
+            assistant: try Assistant(workspace: context.workspace), devices: devices,
+            recorder: EventRecorder(store: store) { event, _ in log.append(event) }, pictures: pictures,
+            acousticThreshold: c.acousticThreshold, intentThreshold: c.intentThreshold, seed: 6)
         let appliance = try Appliance(
-            configuration: c, assistant: try Assistant(workspace: context.workspace), recognizer: recognizer, wake: nil,
-            synthesizer: try SpeechSynthesizer(voice: c.voice, rate: c.rate), speaker: speaker, devices: devices,
-            store: store, pictures: pictures, seed: 6
-        ) { event, _ in log.append(event) }
+            configuration: c, turns: runner, recognizer: recognizer, wake: nil,
+            synthesizer: try SpeechSynthesizer(voice: c.voice, rate: c.rate), speaker: speaker)
 
         let outcome = Outcome()
         let triggers = appliance.triggers

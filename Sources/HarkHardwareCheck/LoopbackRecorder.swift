@@ -18,16 +18,17 @@ final class LoopbackRecorder: @unchecked Sendable {
     private var running = false
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Opens `device` for 16 kHz mono capture with `ALSACapture`'s default 0.1 s buffer, as `hark run` does.
+    /// Opens `device` for 16 kHz mono capture with a 0.5 s buffer, read 0.1 s at a time: reads smaller than
+    /// the buffer, which `ALSACapture` must start itself (alsa-lib starts a prepared capture only for a read
+    /// of at least its start threshold, the whole buffer with `snd_pcm_set_params`; before that fix such
+    /// reads failed with EIO here).
     init(device: String) throws(ALSAError) {
         self.device = device
-        capture = try ALSACapture(device: device, format: .speech)
+        capture = try ALSACapture(device: device, format: .speech, latency: 0.5)
     }
 
-    /// Frames per read: more than the whole 0.1 s buffer. `snd_pcm_set_params` sets the capture's start
-    /// threshold to the buffer size, and the kernel starts a prepared capture only for a read at least that
-    /// large: smaller reads would wait for a stream that never starts and fail with EIO.
-    static let readFrames = 3_200
+    /// Frames per read: 0.1 s, a fifth of the buffer.
+    static let readFrames = 1_600
 
     /// Starts reading and returns once the first block has arrived (the device is running).
     func start(timeout: Duration = .seconds(10)) throws {
