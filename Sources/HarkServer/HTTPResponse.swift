@@ -36,4 +36,10 @@ public struct HTTPResponse: Sendable, Equatable {
         copy.headers[name.lowercased()] = value
         return copy
     }
+
+    /// `error.message` of a response in the API's error shape, nil otherwise.
+    static func errorMessage(in response: HTTPResponse) -> String? {
+        guard let json = try? JSONValue.parse(String(decoding: response.body, as: UTF8.self)) else { return nil }
+        return json["error"]?["message"]?.stringValue
+    }
 }

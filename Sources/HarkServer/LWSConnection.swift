@@ -20,6 +20,8 @@ final class LWSConnection {
 
     // WebSocket
     var handler: (any WebSocketHandler)?
+    /// An HTTP/2 WebSocket the router refused: it is closed as soon as it opens.
+    var refusal: HTTPResponse?
     var socket: WebSocketConnection?
     var queue: DispatchQueue?
     var incoming: [UInt8] = []

@@ -25,42 +25,27 @@ struct LWSRequestHead {
         var methodName: UnsafePointer<CChar>?
         let pathToken = clws_request_path_token(wsi, &methodName)
         guard pathToken >= 0, let rawPath = Self.copy(wsi, pathToken) else { return nil }
+        // lws has decoded the path (HTTP/1 request line and HTTP/2 `:path` alike) and split the query into
+        // decoded `name=value` fragments.
+        let method = methodName.map { String(cString: $0) } ?? Self.copy(wsi, clws_token_method()) ?? "GET"
+        var path = rawPath
         var query: [String: String] = [:]
-        var path: String
-        let method: String
         var headerBytes = rawPath.utf8.count + 16
-        if let methodName {
-            // HTTP/1: lws has decoded the path and split the query into `name=value` fragments.
-            method = String(cString: methodName)
-            path = rawPath
-            let queryToken = clws_token_query()
-            let total = Int(clws_header_length(wsi, queryToken))
-            if total > 0 {
-                var buffer = [CChar](repeating: 0, count: total + 1)
-                var index: Int32 = 0
-                while index < 1000 {
-                    let length = clws_header_fragment(wsi, queryToken, index, &buffer, Int32(buffer.count))
-                    if length < 0 { break }
-                    let argument = String(decoding: buffer[0..<Int(length)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    headerBytes += argument.utf8.count + 1
-                    if !argument.isEmpty {
-                        let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                        query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
-                    }
-                    index += 1
+        let queryToken = clws_token_query()
+        let total = Int(clws_header_length(wsi, queryToken))
+        if total > 0 {
+            var buffer = [CChar](repeating: 0, count: total + 1)
+            var index: Int32 = 0
+            while index < 1000 {
+                let length = clws_header_fragment(wsi, queryToken, index, &buffer, Int32(buffer.count))
+                if length < 0 { break }
+                let argument = String(decoding: buffer[0..<Int(length)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                headerBytes += argument.utf8.count + 1
+                if !argument.isEmpty {
+                    let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
                 }
-            }
-        } else {
-            // HTTP/2: `:path` is the raw request target, query included.
-            method = Self.copy(wsi, clws_token_method()) ?? "GET"
-            let parts = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-            path = Self.percentDecoded(parts[0], plusIsSpace: false)
-            if parts.count > 1 {
-                for argument in parts[1].split(separator: "&") {
-                    let pair = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    query[Self.percentDecoded(pair[0], plusIsSpace: true)] =
-                        pair.count > 1 ? Self.percentDecoded(pair[1], plusIsSpace: true) : ""
-                }
+                index += 1
             }
         }
         if path.isEmpty { path = "/" }
@@ -91,34 +76,5 @@ struct LWSRequestHead {
         let copied = clws_header_copy(wsi, token, &buffer, Int32(buffer.count))
         guard copied >= 0 else { return nil }
         return String(decoding: buffer[0..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Decodes `%XX` escapes (and `+` as a space in queries); a malformed escape is kept as written.
-    static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "%"), iterator.count >= 2,
-               let high = hexValue(iterator[iterator.startIndex]),
-               let low = hexValue(iterator[iterator.startIndex + 1]) {
-                bytes.append(high << 4 | low)
-                iterator = iterator.dropFirst(2)
-            } else if byte == UInt8(ascii: "+") && plusIsSpace {
-                bytes.append(UInt8(ascii: " "))
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

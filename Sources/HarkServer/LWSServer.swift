@@ -107,7 +107,12 @@ final class LWSServer: @unchecked Sendable {
     fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
                             _ length: Int) -> Int32 {
         switch reason {
+        case LWS_CALLBACK_WSI_CREATE:
+            // A new wsi may reuse a freed one's address: never let it inherit that one's state (an accepted
+            // WebSocket handler, say).
+            connections[wsi] = nil
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            connections[wsi] = nil
             network.insert(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
             network.remove(wsi)
@@ -126,6 +131,8 @@ final class LWSServer: @unchecked Sendable {
             forget(wsi)
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             return confirmUpgrade(wsi, input)
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+            return filterWebSocket(wsi)
         case LWS_CALLBACK_ESTABLISHED:
             return established(wsi)
         case LWS_CALLBACK_RECEIVE:
@@ -301,7 +308,9 @@ final class LWSServer: @unchecked Sendable {
             return 0
         }
         // One lws_write per writeable callback; the last one is LWS_WRITE_HTTP_FINAL (HTTP/2 ends the stream).
-        var count = connection.headOnly ? 0 : min(response.body.count - connection.bodyOffset, Self.chunkBytes)
+        // HTTP/2 DATA frames may not exceed the peer's frame size, 16 KiB unless it says more; lws does not split.
+        let chunk = clws_is_http2(wsi) != 0 ? 16 * 1024 : Self.chunkBytes
+        var count = connection.headOnly ? 0 : min(response.body.count - connection.bodyOffset, chunk)
         let allowance = clws_write_allowance(wsi)
         if allowance >= 0 && count > allowance {
             if allowance == 0 {
@@ -351,11 +360,15 @@ final class LWSServer: @unchecked Sendable {
 
     private func confirmUpgrade(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?) -> Int32 {
         let kind = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-        guard kind.lowercased() == "websocket" else { return 0 }
         guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
         let connection = connection(wsi)
         let decision: WebSocketUpgrade
-        if let refusal = limitRefusal(head) {
+        if kind.lowercased() != "websocket" {
+            // lws offers no way to ignore an Upgrade and answer in HTTP/1.1, and its h2c (HTTP/2 without TLS)
+            // upgrade stalls our asynchronous responses: say so rather than hang. Browsers never ask for h2c.
+            decision = .refuse(.error(400, code: "bad_request",
+                                      message: "Upgrade: \(kind) is not supported; use HTTP/1.1, or HTTPS for HTTP/2"))
+        } else if let refusal = limitRefusal(head) {
             decision = .refuse(refusal)
         } else {
             decision = router.upgrade(head.request)
@@ -375,7 +388,28 @@ final class LWSServer: @unchecked Sendable {
         }
     }
 
+    /// A WebSocket over HTTP/2 (RFC 8441, which lws offers and Chromium uses) skips CONFIRM_UPGRADE: the router
+    /// decides here instead. The 200 goes out before any response of ours could, so a refusal is carried by the
+    /// close that follows (see `established`). Over HTTP/1.1 the decision was made already.
+    private func filterWebSocket(_ wsi: OpaquePointer) -> Int32 {
+        if let known = connections[wsi], known.handler != nil || known.refusal != nil { return 0 }
+        guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
+        let connection = connection(wsi)
+        connection.request = head.request
+        switch limitRefusal(head).map(WebSocketUpgrade.refuse) ?? router.upgrade(head.request) {
+        case .accept(let handler): connection.handler = handler
+        case .refuse(let response): connection.refusal = response
+        }
+        return 0
+    }
+
     private func established(_ wsi: OpaquePointer) -> Int32 {
+        if let refusal = connections[wsi]?.refusal {
+            // Close code 4000 + the HTTP status (4401, 4404, ...), the error message as the reason: a browser's
+            // onclose sees both, where a refused HTTP/1.1 upgrade shows it only code 1006.
+            let message = HTTPResponse.errorMessage(in: refusal) ?? "refused"
+            return closeNow(wsi, code: lws_close_status(UInt32(4000 + min(max(refusal.status, 0), 999))), reason: message)
+        }
         guard let connection = connections[wsi], let handler = connection.handler, let request = connection.request
         else { return -1 }
         connection.serial = newSerial()
@@ -430,7 +464,20 @@ final class LWSServer: @unchecked Sendable {
         }
         if let message = connection.outgoing {
             let offset = connection.outgoingOffset
-            let count = min(message.bytes.count - offset, Self.chunkBytes)
+            var count = min(message.bytes.count - offset, Self.chunkBytes)
+            if clws_is_http2(wsi) != 0 {
+                // Over HTTP/2 each fragment rides in one DATA frame: keep it (with its 14-byte WebSocket header)
+                // within the 16 KiB frame size and the stream's flow-control window.
+                count = min(count, 16 * 1024 - 14)
+                let allowance = clws_write_allowance(wsi)
+                if allowance >= 0 && count > max(0, Int(allowance) - 14) {
+                    if allowance <= 14 && count > 0 {
+                        lws_callback_on_writable(wsi)
+                        return 0
+                    }
+                    count = Int(allowance) - 14
+                }
+            }
             let last = offset + count == message.bytes.count
             let failed = message.bytes.withUnsafeBufferPointer { bytes in
                 clws_write_websocket(wsi, bytes.baseAddress.map { $0 + offset }, count, message.binary ? 1 : 0,

@@ -29,6 +29,11 @@ struct HTTPLimitsTests {
             #expect(response.status == 413)
             #expect(response.errorCode == "payload_too_large")
             #expect(response.json?["error"]?["message"]?.stringValue?.contains("1000") == true)
+            // The client already sending its body still reads the answer (lws closes after it).
+            let eager = try HTTPTestClient(port: server.port)
+            try eager.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n")
+            try eager.stream.write([UInt8](repeating: 66, count: 100_000))
+            #expect(try eager.readResponse().status == 413)
             // A body within the limit still goes through.
             let small = try HTTPTestClient(port: server.port).request("POST", "/echo", body: Array(repeating: 65, count: 1000))
             #expect(small.status == 200)

@@ -38,8 +38,9 @@ final class EchoHandler: WebSocketHandler {
     }
 }
 
-func webSocketRouter(_ handler: @escaping @Sendable () -> any WebSocketHandler) -> Router {
-    var router = Router()
+/// `base` plus `/ws/{name}` (refused with 401 for `?token=bad`) and `GET /plain`.
+func webSocketRouter(base: Router = Router(), _ handler: @escaping @Sendable () -> any WebSocketHandler) -> Router {
+    var router = base
     router.webSocket("/ws/{name}") { request, parameters in
         if request.query["token"] == "bad" {
             return .refuse(.error(401, code: "unauthorized", message: "the token has expired"))
@@ -156,5 +157,52 @@ struct WebSocketTests {
         #expect(try client.receive() == .close(1001))
         try? client.sendClose(code: 1001)
         #expect(handler.closedSignal.wait(timeout: .now() + 5) == .success)
+    }
+}
+
+@Suite("WebSocket limits")
+struct WebSocketLimitsTests {
+    @Test func tooLargeMessageClosesWith1009() throws {
+        let handler = EchoHandler()
+        var configuration = ServerConfiguration(port: 0)
+        configuration.maxWebSocketMessageBytes = 10_000
+        try withServer(webSocketRouter { handler }, configuration: configuration) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/big")
+            try client.send(text: String(repeating: "a", count: 10_000))
+            #expect(try client.receive() == .text(String(repeating: "a", count: 10_000)))
+            try client.send(text: String(repeating: "a", count: 10_001))
+            #expect(try client.receive() == .close(1009))
+            try client.sendClose(code: 1009)
+            #expect(handler.closedSignal.wait(timeout: .now() + 5) == .success)
+        }
+    }
+
+    @Test func invalidUTF8TextClosesWith1007() throws {
+        let handler = EchoHandler()
+        try withServer(webSocketRouter { handler }) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/utf8")
+            try client.sendFrame(opcode: 1, payload: [0x68, 0xff, 0xfe])
+            #expect(try client.receive() == .close(1007))
+        }
+    }
+
+    @Test func aClientThatDoesNotReadIsCutOffAtTheBacklogLimit() throws {
+        let handler = EchoHandler()
+        var configuration = ServerConfiguration(port: 0)
+        configuration.maxWebSocketBacklogBytes = 256 * 1024
+        try withServer(webSocketRouter { handler }, configuration: configuration) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/lazy")
+            #expect(handler.openedSignal.wait(timeout: .now() + 5) == .success)
+            let connection = try #require(handler.connection.withLock { $0 })
+            // The client reads nothing: socket buffers fill, then the queue, then sends are refused.
+            let chunk = [UInt8](repeating: 1, count: 64 * 1024)
+            var accepted = 0
+            let deadline = Date().addingTimeInterval(10)
+            while connection.send(binary: chunk) && Date() < deadline { accepted += 1 }
+            #expect(!connection.isOpen)
+            #expect(accepted >= 4 && accepted < 1000, "\(accepted) chunks of 64 KiB were accepted")
+            _ = client
+            #expect(handler.closedSignal.wait(timeout: .now() + 10) == .success)
+        }
     }
 }
