@@ -157,9 +157,15 @@ enum RunCommand: Command {
                     return true
                 }
             }
-            server = try ServerSetup.start(
-                configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
-                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, port: port)
+            do {
+                server = try ServerSetup.start(
+                    configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
+                    recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, port: port)
+            } catch let failure as CommandFailure {
+                // The voice loop does not need the page: a taken port must not silence the appliance.
+                printError("hark: the web page and API are off: \(failure.message)")
+                appliance.turns.recorder.record(.error, "server: \(failure.message)", ["source": "server"])
+            }
             if let server {
                 printError("hark: web page and API at \(server.url)" + (server.pairingCode.map { "; pair a browser with code \($0) (valid 5 minutes; `hark pair` makes another)" } ?? ""))
             }

@@ -56,7 +56,7 @@ struct RunCLITests {
         let input = try Self.recording(["turn on the light"], in: dir)
         let output = dir.appendingPathComponent("speaker.wav")
         let data = dir.appendingPathComponent("data")
-        let r = try CLITests.hark(["run", "--simulate", "--input", input.path, "--fast", "--output", output.path,
+        let r = try CLITests.hark(["run", "--port", "0", "--simulate", "--input", input.path, "--fast", "--output", output.path,
                                    "--events", "--data", data.path, "--seed", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         let events = try Self.events(r.stdout)
@@ -82,7 +82,7 @@ struct RunCLITests {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = try Self.recording(["hey hark. turn on the light", "take a picture"], voice: "slt", in: dir)
-        let r = try CLITests.hark(["run", "--simulate", "--input", input.path, "--fast", "--wake", "--events",
+        let r = try CLITests.hark(["run", "--port", "0", "--simulate", "--input", input.path, "--fast", "--wake", "--events",
                                    "--data", dir.appendingPathComponent("data").path, "--seed", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         let events = try Self.events(r.stdout)
@@ -96,11 +96,12 @@ struct RunCLITests {
     func console() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try CLITests.hark(["run", "--simulate", "--console", "--events", "--data", dir.path, "--seed", "1"],
+        let r = try CLITests.hark(["run", "--port", "0", "--simulate", "--console", "--events", "--data", dir.path, "--seed", "1"],
                                   stdin: "turn on the light\nis the light on?\nturn off the light\nis the light on\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Self.texts(try Self.events(r.stdout), "reply") == ["Light is on", "The light is on.", "Light is off", "The light is off."])
         #expect(r.stderr.contains("simulated"), "the first line says the devices are simulated: \(r.stderr)")
+        #expect(r.stderr.contains("web page and API at http://127.0.0.1:") && r.stderr.contains("pair a browser with code"), "\(r.stderr)")
     }
 
     @Test("SIGTERM stops the appliance cleanly and the log says so")
@@ -109,7 +110,7 @@ struct RunCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let p = Process()
         p.executableURL = CLITests.binary
-        p.arguments = ["run", "--simulate", "--console", "--data", dir.path]
+        p.arguments = ["run", "--port", "0", "--simulate", "--console", "--data", dir.path]
         p.currentDirectoryURL = CLITests.root
         let input = Pipe()
         p.standardInput = input
@@ -142,7 +143,7 @@ struct RunCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("hark.json")
         try text.write(to: config, atomically: true, encoding: .utf8)
-        let r = try CLITests.hark(["run", "--config", config.path, "--console", "--data", dir.path])
+        let r = try CLITests.hark(["run", "--port", "0", "--config", config.path, "--console", "--data", dir.path])
         #expect(r.status == status)
         #expect(r.stderr.contains(message), "\(r.stderr)")
         #expect(r.stderr.contains(config.path) || status == 69, "\(r.stderr)")
