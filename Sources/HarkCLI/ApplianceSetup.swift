@@ -17,15 +17,7 @@ struct ApplianceSetup {
     /// Exit codes: 66 missing configuration file, 65 bad configuration or workspace, 69 a configured device
     /// that cannot be opened, 73 a data directory that cannot be written.
     static func load(configPath: String?, workspace workspaceOverride: String?, data dataOverride: String?, simulate: Bool) throws -> ApplianceSetup {
-        var configuration = ApplianceConfiguration()
-        if let configPath {
-            guard FileManager.default.fileExists(atPath: configPath) else {
-                throw CommandFailure(message: "\(configPath): no such configuration file", exitCode: 66)
-            }
-            do { configuration = try ApplianceConfiguration.load(from: URL(fileURLWithPath: configPath)) } catch {
-                throw CommandFailure(message: error.message, exitCode: 65)
-            }
-        }
+        var configuration = try Self.configuration(configPath)
         if simulate { configuration.simulate = .always }
 
         let workspacePath = workspaceOverride ?? configuration.workspace.map { configuration.resolve($0).path } ?? defaultWorkspacePath()
@@ -51,6 +43,17 @@ struct ApplianceSetup {
         return ApplianceSetup(
             configuration: configuration, workspacePath: workspacePath, workspace: workspace, assistant: assistant,
             devices: devices, dataDirectory: dataDirectory, store: store, pictures: pictures)
+    }
+
+    /// The configuration file at `path` (66 when it is missing, 65 when it is wrong), or the defaults.
+    static func configuration(_ path: String?) throws -> ApplianceConfiguration {
+        guard let path else { return ApplianceConfiguration() }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure(message: "\(path): no such configuration file", exitCode: 66)
+        }
+        do { return try ApplianceConfiguration.load(from: URL(fileURLWithPath: path)) } catch {
+            throw CommandFailure(message: error.message, exitCode: 65)
+        }
     }
 
     /// The turn runner every input shares, reporting each event to `report` after storing it.

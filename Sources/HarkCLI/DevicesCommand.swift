@@ -24,15 +24,7 @@ enum DevicesCommand: Command {
         let configPath = try args.option("--config")
         let json = try args.flag("--json")
         try args.finish()
-        var configuration = ApplianceConfiguration()
-        if let configPath {
-            guard FileManager.default.fileExists(atPath: configPath) else {
-                throw CommandFailure(message: "\(configPath): no such configuration file", exitCode: 66)
-            }
-            do { configuration = try ApplianceConfiguration.load(from: URL(fileURLWithPath: configPath)) } catch {
-                throw CommandFailure(message: error.message, exitCode: 65)
-            }
-        }
+        let configuration = try ApplianceSetup.configuration(configPath)
 
         var audio: [ALSADevice] = []
         var audioProblem: String?
