@@ -52,6 +52,9 @@ public final class Appliance {
     }
     private var listening: Listening?
     private var stopping = false
+    /// Issues a one-time pairing code for the web page (nil when there is no server), and shows it.
+    public var pairingCode: (() -> String?)?
+    public var printPairingCode: ((String) -> Void)?
 
     /// - Parameters:
     ///   - turns: runs each turn (shared with the server, which runs web turns through the same runner).
@@ -147,6 +150,18 @@ public final class Appliance {
             textEnded = true
         case .failure(let message):
             emit(.error, message, ["source": "input"])
+        case .pair:
+            guard let pairingCode, let code = pairingCode() else {
+                emit(.error, "No pairing code: the web server is off", ["source": "pairing"])
+                return
+            }
+            // The code itself is shown and spoken, never stored in the log.
+            emit(.state, "Pairing code issued (valid 5 minutes)", ["source": "pairing"])
+            printPairingCode?(code)
+            if let synthesizer, let speaker {
+                let spoken = "Your pairing code is " + code.map(String.init).joined(separator: " ") + "."
+                do { _ = try synthesizer.speak(spoken, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"]) }
+            }
         case .say(let text):
             if let synthesizer, let speaker {
                 do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"]) }

@@ -11,6 +11,8 @@ public enum Trigger: Sendable, Equatable {
     case buttonReleased
     /// A text input source closed (end of a piped console).
     case inputClosed(source: TurnSource)
+    /// Show and say a new pairing code for the web page (`/pair` on the console).
+    case pair
     /// Say this on the speaker (the web's `POST /api/say`): spoken by the loop, so it never talks over a reply.
     case say(String)
     /// An input failed outside the loop (the button's line): logged, and the appliance carries on.

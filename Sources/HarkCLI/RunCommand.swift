@@ -3,6 +3,7 @@ import HarkAppliance
 import HarkAudio
 import HarkCore
 import HarkDevices
+import HarkServer
 import HarkSpeech
 
 /// `hark run`: the appliance. Listens (wake phrase, button, console), understands, answers aloud, acts.
@@ -15,7 +16,8 @@ enum RunCommand: Command {
 
         The always-on loop: idle → listening (LED on, a beep) → understanding → speaking and acting → idle,
         or straight back to listening while the dialog waits for an answer. Turns start with the wake
-        phrase, the push-to-talk button, a typed line on the console (Enter alone = listen). Every turn,
+        phrase, the push-to-talk button, a typed line on the console (Enter alone = listen; `/pair` shows
+        and says a pairing code for the web page). Every turn,
         device change, picture and error goes to the event log (`hark events`). Missing hardware is
         simulated when the machine has none, and the first line says so. SIGINT/SIGTERM stop cleanly.
           --config FILE     configuration (JSON, `//` comments; every field has a default: deploy/hark.json)
@@ -167,6 +169,9 @@ enum RunCommand: Command {
                 appliance.turns.recorder.record(.error, "server: \(failure.message)", ["source": "server"])
             }
             if let server {
+                let auth = server.auth
+                appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
+                appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }
                 printError("hark: web page and API at \(server.url)" + (server.pairingCode.map { "; pair a browser with code \($0) (valid 5 minutes; `hark pair` makes another)" } ?? ""))
             }
         }
@@ -220,7 +225,11 @@ enum ConsoleReader {
                     return
                 }
                 let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                triggers.post(text.isEmpty ? .listen(source: .console) : .text(text, source: .console))
+                if text == "/pair" {
+                    triggers.post(.pair)
+                } else {
+                    triggers.post(text.isEmpty ? .listen(source: .console) : .text(text, source: .console))
+                }
             }
         }
         thread.name = "hark console"

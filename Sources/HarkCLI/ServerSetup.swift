@@ -13,6 +13,7 @@ enum ServerSetup {
         var server: HTTPServer
         var url: String
         var pairingCode: String?
+        var auth: AuthService
     }
 
     static func start(
@@ -59,7 +60,7 @@ enum ServerSetup {
         let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
-        return Started(server: server, url: url, pairingCode: code)
+        return Started(server: server, url: url, pairingCode: code, auth: auth)
     }
 
     /// This machine's names for the certificate: its host name, `localhost`, and loopback.

@@ -97,11 +97,16 @@ struct RunCLITests {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try CLITests.hark(["run", "--port", "0", "--simulate", "--console", "--events", "--data", dir.path, "--seed", "1"],
-                                  stdin: "turn on the light\nis the light on?\nturn off the light\nis the light on\n")
+                                  stdin: "turn on the light\nis the light on?\nturn off the light\nis the light on\n/pair\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Self.texts(try Self.events(r.stdout), "reply") == ["Light is on", "The light is on.", "Light is off", "The light is off."])
         #expect(r.stderr.contains("simulated"), "the first line says the devices are simulated: \(r.stderr)")
         #expect(r.stderr.contains("web page and API at http://127.0.0.1:") && r.stderr.contains("pair a browser with code"), "\(r.stderr)")
+        // `/pair` shows a new code (and would say it on a speaker); the log says one was issued, without the code.
+        let code = try #require(r.stderr.split(separator: "\n").last { $0.contains("hark: pairing code ") })
+        #expect(code.split(separator: " ").contains { $0.count == 6 && $0.allSatisfy(\.isNumber) }, "\(code)")
+        let issued = try Self.events(r.stdout).filter { $0["kind"] == "state" && $0["text"]?.stringValue?.hasPrefix("Pairing code issued") == true }
+        #expect(issued.count == 1)
     }
 
     @Test("SIGTERM stops the appliance cleanly and the log says so")
