@@ -94,7 +94,7 @@ public final class Appliance {
         let buttonWatch = watchButton()
         defer { buttonWatch?.stop() }
         setLED(false)
-        // The first turn: the dialog's welcome, printed (not spoken: the appliance just booted).
+        // The dialog's first turn (conversation_start) runs silently: it only starts the context.
         context = turns.start().context
 
         var audioEnded = audio == nil
