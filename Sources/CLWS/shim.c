@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int clws_pre(void) { return LWS_PRE; }
-
 struct clws_server {
     struct lws_context *context;
     struct lws_vhost *vhost;

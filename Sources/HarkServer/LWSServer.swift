@@ -8,7 +8,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the connection tables and stop state are touched only on the service thread (the
 /// one running `serve()`, or the caller of `destroyUnstarted()` when the server never started); other threads
-/// reach it only through `wakeup` (a `Mutex`) and the immutable configuration, router and queue.
+/// reach it only through `wakeup` (a `Mutex`) and the immutable configuration, router and port.
 final class LWSServer: @unchecked Sendable {
     let configuration: ServerConfiguration
     let router: Router
@@ -338,10 +338,16 @@ final class LWSServer: @unchecked Sendable {
     }
 
     private func writeHead(_ wsi: OpaquePointer, _ response: HTTPResponse, close: Bool) -> Bool {
-        var fields = response.headers.filter { $0.key != "content-length" && $0.key != "connection" }
-            .sorted { $0.key < $1.key }
-        if close && clws_is_http2(wsi) == 0 { fields.append(("connection", "close")) }
-        let names = fields.map { strdup($0.key) }
+        // A value carrying CR or LF (from user input, say) would let it add headers of its own: strip them, and
+        // drop names that are not plain tokens.
+        let controls = CharacterSet.controlCharacters
+        var fields = response.headers
+            .filter { $0.key != "content-length" && $0.key != "connection" && !$0.key.isEmpty
+                && $0.key.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 32 && $0 != ":" } }
+            .map { (name: $0.key, value: String($0.value.unicodeScalars.filter { !controls.contains($0) || $0 == "\t" })) }
+            .sorted { $0.name < $1.name }
+        if close && clws_is_http2(wsi) == 0 { fields.append((name: "connection", value: "close")) }
+        let names = fields.map { strdup($0.name) }
         let values = fields.map { strdup($0.value) }
         defer {
             names.forEach { free($0) }

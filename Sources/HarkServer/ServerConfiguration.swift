@@ -8,7 +8,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public struct TLS: Sendable, Equatable {
         public var certificate: URL
         public var privateKey: URL
-        /// Offer HTTP/2 through ALPN; browsers then use it for plain requests (WebSockets stay HTTP/1.1).
+        /// Offer HTTP/2 through ALPN. Browsers then use it for requests and, Chromium at least, for WebSockets
+        /// too (RFC 8441), where a refused upgrade opens and closes at once with code 4000 + the status.
         public var http2: Bool
 
         public init(certificate: URL, privateKey: URL, http2: Bool = true) {

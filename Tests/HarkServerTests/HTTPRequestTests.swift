@@ -5,6 +5,21 @@ import Testing
 
 @Suite("HTTP requests and responses")
 struct HTTPRequestTests {
+    @Test func routesAndParameters() throws {
+        try withServer(sampleRouter()) { server in
+            let client = try HTTPTestClient(port: server.port)
+            let hello = try client.request("GET", "/hello")
+            #expect(hello.status == 200)
+            #expect(hello.json == ["hello": "world"])
+            #expect(hello.headers["content-type"]?.hasPrefix("application/json") == true)
+            // The same connection is kept alive for the next request.
+            let picture = try client.request("GET", "/api/pictures/42")
+            #expect(picture.json?["id"] == "42")
+            let deleted = try client.request("DELETE", "/api/pictures/7")
+            #expect(deleted.json?["deleted"] == "7")
+        }
+    }
+
     @Test func unknownPathIs404AndWrongMethodIs405WithAllow() throws {
         try withServer(sampleRouter()) { server in
             let client = try HTTPTestClient(port: server.port)
@@ -57,11 +72,20 @@ struct HTTPRequestTests {
         router.route("GET", "/limited") { _, _ in
             .error(429, code: "too_many_requests", message: "slow down").adding(header: "Retry-After", value: "30")
         }
+        router.route("GET", "/injected") { _, _ in
+            HTTPResponse(status: 200, headers: ["X-Echo": "a\r\nSet-Cookie: x=1", "Bad Name": "x"])
+        }
         try withServer(router) { server in
             let response = try HTTPTestClient(port: server.port).request("GET", "/limited")
             #expect(response.status == 429)
             #expect(response.headers["retry-after"] == "30")
             #expect(response.errorCode == "too_many_requests")
+            // A CR LF smuggled into a header value cannot start a header of its own.
+            let injected = try HTTPTestClient(port: server.port).request("GET", "/injected")
+            #expect(injected.status == 200)
+            #expect(injected.headers["set-cookie"] == nil)
+            #expect(injected.headers["x-echo"] == "aSet-Cookie: x=1")
+            #expect(injected.headers["bad name"] == nil)
         }
     }
 }

@@ -106,7 +106,7 @@ final class WebSocketTestClient {
         }
     }
 
-    /// Frames the server wrote for the last messages: (final bit, opcode, payload).
+    /// How many frames have been read (a fragmented message counts each fragment).
     private(set) var framesRead = 0
 
     private func readFrame() throws -> (Bool, UInt8, [UInt8]) {

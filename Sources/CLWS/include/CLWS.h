@@ -1,10 +1,9 @@
 #ifndef CLWS_H
 #define CLWS_H
+/* What Swift cannot do with libwebsockets itself: fill its big creation structs, LWS_PRE padding, the
+   lws_write_ws_flags inline, enum-typed header tokens. Every symbol is prefixed clws_. */
 #include <libwebsockets.h>
 #include <stddef.h>
-
-/// LWS_PRE: the padding lws_write needs before the payload (a macro expression Swift cannot import).
-int clws_pre(void);
 
 /// What `clws_server_create` needs: one context, one explicit vhost, one protocol serving HTTP and WebSocket.
 struct clws_server_options {
