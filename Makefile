@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build intents check-intents test browser-test hwtest run release bench bench-speech bench-setup clean
+.PHONY: setup build intents check-intents test browser-test hwtest run release bench bench-speech bench-server bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -56,6 +56,12 @@ release: setup
 	mkdir -p .build/dist
 	strip -o .build/dist/hark .build/release/hark
 	@ls -l .build/dist/hark
+
+## bench-server: the companion server under load (Watson /message vs hassil+aiohttp, hark run's memory with
+##               20 simulated browsers, push-to-talk latency); ~2 min; results in bench/out/server/
+bench-server: setup
+	$(SWIFT) build -c release $(STRICT)
+	bash bench/server.sh
 
 ## bench-setup: Python virtualenvs for the benchmark peers (hassil, rhasspy-nlu); pip only
 bench-setup:
