@@ -8,7 +8,8 @@ enum RecognizeCommand: Command {
     static let name = "recognize"
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
-        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--json] [--model DIR] FILE...
+        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--denoise DB] [--json]
+                              [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
         mono) with a grammar generated from the workspace, then understands the transcript exactly as
@@ -18,6 +19,7 @@ enum RecognizeCommand: Command {
           --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them;
                             its acoustic confidence is not calibrated yet, so only the intent confidence decides)
           --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
+          --denoise DB      run libspeexdsp's noise suppressor (up to DB dB of attenuation) over the audio first
           --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds,
                             decode_ms, intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
@@ -29,6 +31,7 @@ enum RecognizeCommand: Command {
                                      expected: "grammar or ngram") ?? .grammar
         let json = try args.flag("--json")
         let noConfidence = try args.flag("--no-confidence")
+        let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
@@ -40,7 +43,15 @@ enum RecognizeCommand: Command {
         var exitCode: Int32 = 0
         for file in files {
             do {
-                let audio = try SpeechCLI.readSpeech(file)
+                var audio = try SpeechCLI.readSpeech(file)
+                if let denoise {
+                    var configuration = NoiseSuppressor.Configuration()
+                    configuration.suppression = denoise
+                    let suppressor = try NoiseSuppressor(configuration: configuration)
+                    var cleaned = try suppressor.process(audio)
+                    cleaned.append(suppressor.flush())
+                    audio = cleaned
+                }
                 let command = understanding.understand(try recognizer.recognize(audio))
                 if json { Output.line(SpeechCLI.json(file: file, command: command).serialized()) } else { print(SpeechCLI.text(file: file, command: command), terminator: "") }
             } catch {

@@ -45,6 +45,13 @@ struct SpeechCLITests {
         let parsed = try Self.json(try CLITests.hark(["parse", "--json", "turn on the light"]).stdout.split(separator: "\n")[0])
         #expect(((parsed["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
 
+        // Through libspeexdsp's noise suppressor first: the same command; a nonsense attenuation is a usage error.
+        let denoised = try CLITests.hark(["recognize", "--json", "--denoise", "20", wav])
+        #expect(denoised.status == 0, "\(denoised.stderr)")
+        #expect(try Self.json(denoised.stdout.split(separator: "\n")[0])["transcript"] as? String == "turn on the light")
+        let badDenoise = try CLITests.hark(["recognize", "--denoise", "0", wav])
+        #expect(badDenoise.status == 64 && badDenoise.stderr.contains("--denoise"), "\(badDenoise.stderr)")
+
         let t = try CLITests.hark(["transcribe", "--json", wav])
         #expect(t.status == 0)
         #expect(try Self.json(t.stdout.split(separator: "\n")[0])["transcript"] as? String == "turn on the light")
