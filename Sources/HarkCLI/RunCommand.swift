@@ -176,7 +176,7 @@ enum RunCommand: Command {
             }
         }
         defer { server?.server.stop() }
-        if console { ConsoleReader.start(posting: appliance.triggers, prompt: interactive && !events) }
+        if console { ConsoleReader.start(posting: appliance.triggers) }
         let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
         do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }
         return status
@@ -217,7 +217,7 @@ final class SignalStop {
 /// Reads typed turns from standard input on its own thread: a line is a text turn, an empty line asks
 /// the appliance to listen, the end of input is reported.
 enum ConsoleReader {
-    static func start(posting triggers: TriggerQueue, prompt: Bool) {
+    static func start(posting triggers: TriggerQueue) {
         let thread = Thread {
             while true {
                 guard let line = readLine(strippingNewline: true) else {
