@@ -158,14 +158,9 @@ public final class Appliance {
             // The code itself is shown and spoken, never stored in the log.
             emit(.state, "Pairing code issued (valid 5 minutes)", ["source": "pairing"])
             printPairingCode?(code)
-            if let synthesizer, let speaker {
-                let spoken = "Your pairing code is " + code.map(String.init).joined(separator: " ") + "."
-                do { _ = try synthesizer.speak(spoken, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"]) }
-            }
+            speak("Your pairing code is " + code.map(String.init).joined(separator: " ") + ".")
         case .say(let text):
-            if let synthesizer, let speaker {
-                do { _ = try synthesizer.speak(text, to: speaker) } catch { emit(.error, "speaking: \(error)", ["source": "synthesis"]) }
-            }
+            speak(text)
         }
     }
 
@@ -189,11 +184,8 @@ public final class Appliance {
                 let wasWaiting = listener.endpointer.speechStartSample == nil
                 let transcript = try listener.process(block)
                 if wasWaiting, listener.endpointer.speechStartSample != nil {
-                    // Speech began: as if the button went down for it.
-                    listening = Listening(source: .voice, cause: "speech", startSample: streamSamples, holding: false)
-                    state = .listening
-                    setLED(true)
-                    emit(.listening, "Listening", ["source": "voice", "cause": "speech"])
+                    // Speech began: as if the button went down for it (the utterance is already under way).
+                    enterListening(source: .voice, cause: "speech", holding: false)
                 }
                 if let transcript { try endOfSpeech(transcript) }
             case .triggered:
@@ -225,11 +217,15 @@ public final class Appliance {
             return
         }
         listener?.reset()
+        enterListening(source: source, cause: cause, holding: holding)
+        if configuration.earcon { playEarcon() }
+    }
+
+    private func enterListening(source: TurnSource, cause: String, holding: Bool) {
         listening = Listening(source: source, cause: cause, startSample: streamSamples, holding: holding)
         state = .listening
         setLED(true)
         emit(.listening, "Listening", ["source": .string(source.rawValue), "cause": .string(cause)])
-        if configuration.earcon { playEarcon() }
     }
 
     private func cancelListening() {
@@ -265,11 +261,7 @@ public final class Appliance {
     private func turn(_ result: TurnRunner.Result, spoken: Bool) {
         if result.accepted { context = result.context }
         state = .speaking
-        if let synthesizer, let speaker, !result.reply.isEmpty {
-            do { _ = try synthesizer.speak(result.reply, to: speaker) } catch {
-                recorder.record(.error, "speaking: \(error)", ["source": "synthesis"], turn: result.turn)
-            }
-        }
+        speak(result.reply, turn: result.turn)
         restartWake()
         listener?.reset()
         state = .idle
@@ -280,6 +272,14 @@ public final class Appliance {
     }
 
     // MARK: - Devices, earcon, events
+
+    /// Says `text` on the speaker, if there is one; a failure is an error event, not the end of the loop.
+    private func speak(_ text: String, turn: Int64? = nil) {
+        guard let synthesizer, let speaker, !text.isEmpty else { return }
+        do { _ = try synthesizer.speak(text, to: speaker) } catch {
+            emit(.error, "speaking: \(error)", ["source": "synthesis"], turn: turn)
+        }
+    }
 
     private func restartWake() {
         do { try wake?.restart() } catch { emit(.error, "wake phrase: \(error)", ["source": "wake"]) }

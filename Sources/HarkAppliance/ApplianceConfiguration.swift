@@ -109,6 +109,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
 
     public init() {}
 
+    /// `audio.alsa_config` resolved to a path, for `ALSACapture`/`ALSAPlayback`'s `configFile`.
+    public var alsaConfigFile: String? { alsaConfig.map { resolve($0).path } }
+
     /// The names of the configured devices, as dialog actions use them.
     public var deviceNames: [String] { outputs.keys.sorted() + ["camera"] }
 

@@ -97,10 +97,7 @@ public final class TurnRunner: @unchecked Sendable {
             "accepted": true, "intents": intentsJSON(understood),
             "entities": .array(understood.entities.map(\.json)),
         ], turn: turnID)
-        let recorder = recorder
-        let dispatcher = ActionDispatcher(
-            devices: devices, pictures: pictures, turn: turnID, trigger: source.rawValue,
-            report: { recorder.record($0) }, announce: { recorder.announce($0) })
+        let dispatcher = dispatcher(turn: turnID, trigger: source.rawValue)
         let published = publishedStates(into: context)
         let dialog = withRandom { assistant.dialog.respond(to: understood, context: published, now: Date(), random: &$0, performer: dispatcher) }
         recorder.record(.state, "Dialog: \(dialog.nodesVisited.joined(separator: " → "))",
@@ -112,6 +109,15 @@ public final class TurnRunner: @unchecked Sendable {
         finish(turnID, reply: reply, accepted: true, intent: top, heard: text, acoustic: spoken?.acousticConfidence)
         return Result(turn: turnID, understanding: understood, dialog: dialog, reply: reply, accepted: true, context: dialog.context,
                       waitingForAnswer: dialog.context["system"]?["branch_exited"]?.boolValue != true)
+    }
+
+    /// Runs device commands on this runner's devices, logging them through its recorder: the dialog's
+    /// actions, and the web page's switch and camera button.
+    public func dispatcher(turn: Int64?, trigger: String) -> ActionDispatcher {
+        let recorder = recorder
+        return ActionDispatcher(
+            devices: devices, pictures: pictures, turn: turn, trigger: trigger,
+            report: { recorder.record($0) }, announce: { recorder.announce($0) })
     }
 
     private func finish(_ turnID: Int64?, reply: String, accepted: Bool, intent: IntentScore?, heard: String, acoustic: Double?) {

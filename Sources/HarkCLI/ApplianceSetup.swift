@@ -1,6 +1,7 @@
 import Foundation
 import HarkAppliance
 import HarkCore
+import HarkSpeech
 
 /// What `hark run` and `hark serve` both need before they start: the configuration, the workspace and its
 /// dialog, the devices (real or simulated) and the event and picture stores under the data directory.
@@ -54,6 +55,24 @@ struct ApplianceSetup {
         do { return try ApplianceConfiguration.load(from: URL(fileURLWithPath: path)) } catch {
             throw CommandFailure(message: error.message, exitCode: 65)
         }
+    }
+
+    /// The configured eSpeak NG voice; a voice or setting eSpeak NG refuses is a data error (65).
+    func synthesizer() throws -> SpeechSynthesizer {
+        let c = configuration
+        do {
+            return try SpeechSynthesizer(voice: c.voice, rate: c.rate, pitch: c.pitch, volume: c.volume)
+        } catch {
+            throw CommandFailure(message: "\(c.source?.path ?? "configuration"): voice: \(error)", exitCode: 65)
+        }
+    }
+
+    /// Debian's en-us model, or the configuration's acoustic model with that model's dictionary and phone model.
+    var speechModel: SpeechModel {
+        let model = SpeechModel()
+        guard let acoustic = configuration.acousticModel else { return model }
+        return SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
+                           phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
     }
 
     /// The turn runner every input shares, reporting each event to `report` after storing it.

@@ -77,7 +77,7 @@ enum RunCommand: Command {
             mode = wakeFromFile ? .wake : .everySpeech
         } else {
             do {
-                audio = try ALSACapture(device: configuration.captureDevice, format: .speech, configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
+                audio = try ALSACapture(device: configuration.captureDevice, format: .speech, configFile: configuration.alsaConfigFile)
             } catch {
                 missing.append("microphone")
                 details.append("microphone: ALSA '\(configuration.captureDevice)': \(error.message)")
@@ -86,12 +86,7 @@ enum RunCommand: Command {
         }
 
         // Voice: a file, or the speaker.
-        let synthesizer: SpeechSynthesizer
-        do {
-            synthesizer = try SpeechSynthesizer(voice: configuration.voice, rate: configuration.rate, pitch: configuration.pitch, volume: configuration.volume)
-        } catch {
-            throw CommandFailure(message: "\(configPath ?? "configuration"): voice: \(error)", exitCode: 65)
-        }
+        let synthesizer = try setup.synthesizer()
         var speaker: (any AudioSink)?
         if let output {
             do { speaker = try AudioFileSink(path: output, format: PCMFormat(sampleRate: 22_050, channels: 1)) } catch {
@@ -99,7 +94,7 @@ enum RunCommand: Command {
             }
         } else {
             do {
-                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1), configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
+                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1), configFile: configuration.alsaConfigFile)
             } catch {
                 missing.append("speaker")
                 details.append("speaker: ALSA '\(configuration.playbackDevice)': \(error.message)")
@@ -110,7 +105,7 @@ enum RunCommand: Command {
         var recognizer: SpeechRecognizer?
         var wake: (any WakeDetector)?
         if audio != nil {
-            let model = speechModel(configuration)
+            let model = setup.speechModel
             recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
             if mode == .wake {
                 wake = try SpeechCLI.wakeSpotter(settingsPath: configuration.wakeSettings.map { configuration.resolve($0) }, model: model)
@@ -149,7 +144,7 @@ enum RunCommand: Command {
         var server: ServerSetup.Started?
         if configuration.serverEnabled && !noServer {
             // Web push-to-talk gets a recogniser of its own, so it never waits for the microphone's.
-            let webRecognizer = try? SpeechCLI.recognizer(workspace: workspace, model: speechModel(configuration), options: RecognitionOptions())
+            let webRecognizer = try? SpeechCLI.recognizer(workspace: workspace, model: setup.speechModel, options: RecognitionOptions())
             let triggers = appliance.triggers
             var speak: (@Sendable (String) -> Bool)?
             if speaker != nil {
@@ -180,14 +175,6 @@ enum RunCommand: Command {
         let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
         do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }
         return status
-    }
-
-    /// Debian's en-us model, or the configuration's acoustic model with its dictionary and phone model.
-    static func speechModel(_ configuration: ApplianceConfiguration) -> SpeechModel {
-        let model = SpeechModel()
-        guard let acoustic = configuration.acousticModel else { return model }
-        return SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
-                           phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
     }
 
     /// "a, b and c".

@@ -47,16 +47,11 @@ enum ServeCommand: Command {
         let printer = EventPrinter(json: events, interactive: false)
         let turns = setup.turns(seed: seed) { event, id in printer.print(event, id: id) }
 
-        let synthesizer: SpeechSynthesizer
-        do {
-            synthesizer = try SpeechSynthesizer(voice: configuration.voice, rate: configuration.rate, pitch: configuration.pitch, volume: configuration.volume)
-        } catch {
-            throw CommandFailure(message: "\(configPath ?? "configuration"): voice: \(error)", exitCode: 65)
-        }
-        let recognizer = try SpeechCLI.recognizer(workspace: setup.workspace, model: RunCommand.speechModel(configuration), options: RecognitionOptions())
+        let synthesizer = try setup.synthesizer()
+        let recognizer = try SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: RecognitionOptions())
         let speaker = try? ALSAPlayback(
             device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1),
-            configFile: configuration.alsaConfig.map { configuration.resolve($0).path })
+            configFile: configuration.alsaConfigFile)
         let speak: (@Sendable (String) -> Bool)? = speaker.map { SpeakerLine(speaker: $0, synthesizer: synthesizer).say }
 
         let started = try ServerSetup.start(

@@ -126,10 +126,16 @@ public final class CompanionAPI: Sendable {
         }
     }
 
-    private func issue(_ request: HTTPRequest, _ body: (JSONObject) throws(AuthError) -> AuthService.IssuedToken) -> HTTPResponse {
-        switch Self.jsonBody(request) {
+    /// `handler` with the request's JSON object body, or the 400 that says why there is none.
+    static func withJSONBody(_ request: HTTPRequest, _ handler: (JSONObject) -> HTTPResponse) -> HTTPResponse {
+        switch jsonBody(request) {
         case .failure(let e): return e.response
-        case .success(let object):
+        case .success(let object): return handler(object)
+        }
+    }
+
+    private func issue(_ request: HTTPRequest, _ body: (JSONObject) throws(AuthError) -> AuthService.IssuedToken) -> HTTPResponse {
+        Self.withJSONBody(request) { object in
             do throws(AuthError) {
                 let token = try body(object)
                 return .json(200, ["token": .string(token.token), "expires": .string(ApplianceEvent.iso8601(token.expires))])
@@ -252,18 +258,14 @@ public final class CompanionAPI: Sendable {
         guard names.contains(device) else {
             return .error(404, code: "not_found", message: "no device \"\(device)\" (devices: \(names.joined(separator: ", ")))")
         }
-        let body: JSONObject
-        switch Self.jsonBody(request) {
-        case .failure(let e): return e.response
-        case .success(let o): body = o
-        }
+        return Self.withJSONBody(request) { body in self.command(body, device: device) }
+    }
+
+    private func command(_ body: JSONObject, device: String) -> HTTPResponse {
         guard let command = body["command"]?.stringValue else {
             return .error(400, code: "bad_request", message: "the body needs \"command\": on, off, toggle or blink (camera: capture)")
         }
-        let recorder = turns.recorder
-        let dispatcher = ActionDispatcher(
-            devices: turns.devices, pictures: pictures, turn: nil, trigger: "web",
-            report: { recorder.record($0) }, announce: { recorder.announce($0) })
+        let dispatcher = turns.dispatcher(turn: nil, trigger: "web")
         do {
             let result = try dispatcher.perform(DialogAction(name: device, parameters: ["command": .string(command)]))
             if device == "camera", let path = result.stringValue,
@@ -278,11 +280,10 @@ public final class CompanionAPI: Sendable {
     }
 
     private func say(_ request: HTTPRequest) -> HTTPResponse {
-        let body: JSONObject
-        switch Self.jsonBody(request) {
-        case .failure(let e): return e.response
-        case .success(let o): body = o
-        }
+        Self.withJSONBody(request) { body in self.say(body) }
+    }
+
+    private func say(_ body: JSONObject) -> HTTPResponse {
         guard let text = body["text"]?.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             return .error(400, code: "bad_request", message: "the body needs \"text\": what to say")
         }
