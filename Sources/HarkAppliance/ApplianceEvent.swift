@@ -12,7 +12,8 @@ public struct ApplianceEvent: Sendable, Equatable {
         case wake
         /// The microphone is open for a command.
         case listening
-        /// Speech was recognised: `data` holds `transcript` and `acoustic_confidence`.
+        /// Speech was recognised: `data` holds `transcript`, `acoustic_confidence`, `snr_db` (the utterance's
+        /// estimated signal-to-noise ratio) and `noisy_decoding`.
         case transcript
         /// The matcher's result: `data` holds `intents` (name + confidence) and `accepted`.
         case intent

@@ -72,11 +72,13 @@ public final class TurnRunner: @unchecked Sendable {
         let turnID = recorder.beginTurn(source: source)
         if let spoken {
             let t = spoken.transcript
-            recorder.record(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, [
+            var data: JSONObject = [
                 "transcript": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
                 "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
-                "accepted": .bool(spoken.accepted), "source": .string(source.rawValue),
-            ], turn: turnID)
+                "accepted": .bool(spoken.accepted), "source": .string(source.rawValue), "noisy_decoding": .bool(t.noisyDecoding),
+            ]
+            if let snr = t.signalToNoise { data["snr_db"] = .number(rounded(snr, 1)) }
+            recorder.record(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, data, turn: turnID)
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.
                 let why = t.text.isEmpty ? "nothing recognised"

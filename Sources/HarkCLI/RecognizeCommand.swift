@@ -8,7 +8,8 @@ enum RecognizeCommand: Command {
     static let name = "recognize"
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
-        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--denoise DB] [--json]
+        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--noisy-below DB|off] [--denoise DB]
+                              [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
@@ -19,9 +20,12 @@ enum RecognizeCommand: Command {
           --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them;
                             its acoustic confidence is not calibrated yet, so only the intent confidence decides)
           --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
+          --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
+                            noisy-speech settings (default 20; off: the same settings for every utterance)
           --denoise DB      run libspeexdsp's noise suppressor (up to DB dB of attenuation) over the audio first
           --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds,
-                            decode_ms, intents, entities (as `hark parse --json`), accepted
+                            decode_ms, snr_db, noisy_decoding,
+                            intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
         """
 
@@ -32,12 +36,18 @@ enum RecognizeCommand: Command {
         let json = try args.flag("--json")
         let noConfidence = try args.flag("--no-confidence")
         let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
+        let noisyBelow = try args.option("--noisy-below", parse: { text -> Double?? in
+            if text == "off" { return .some(nil) }
+            return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
+        }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
         let workspace = try loadWorkspace(workspacePath)
-        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions(search: search, measuresConfidence: !noConfidence && search == .grammar))
+        var options = RecognitionOptions(search: search, measuresConfidence: !noConfidence && search == .grammar)
+        if let noisyBelow { options.noisy = noisyBelow.map { RecognitionOptions.NoisyDecoding(threshold: $0, decoderArguments: RecognitionOptions.NoisyDecoding.standard.decoderArguments) } }
+        let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: options)
         let understanding = SpeechUnderstanding(workspace: workspace)
         var failures = 0
         var exitCode: Int32 = 0

@@ -92,6 +92,8 @@ enum SpeechCLI {
         o["transcript"] = .string(t.text)
         o["acoustic_confidence"] = round(t.acousticConfidence)
         if let margin = t.acousticMargin { o["acoustic_margin"] = round(margin) }
+        if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
+        o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["audio_seconds"] = round(t.audioSeconds, 3)
         o["decode_ms"] = round(t.decodeMilliseconds, 1)
     }

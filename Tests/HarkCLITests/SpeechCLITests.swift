@@ -34,9 +34,12 @@ struct SpeechCLITests {
         #expect(lines.count == 2)
         for line in lines {
             let o = try Self.json(line)
-            for key in ["file", "transcript", "acoustic_confidence", "audio_seconds", "decode_ms", "intents", "entities", "accepted"] {
+            for key in ["file", "transcript", "acoustic_confidence", "audio_seconds", "decode_ms", "snr_db", "noisy_decoding", "intents", "entities", "accepted"] {
                 #expect(o[key] != nil, "missing \(key) in \(line)")
             }
+            // No background at all: the quietest tenth of this 0.8 s clip is still speech, so the estimate (24 dB)
+            // is the level range of the voice itself, above the noisy-speech threshold.
+            #expect((o["snr_db"] as? Double ?? 0) > 20 && o["noisy_decoding"] as? Bool == false, "\(line)")
             #expect(o["transcript"] as? String == "turn on the light", "\(line)")
             #expect(((o["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
             #expect(o["accepted"] as? Bool == true)
@@ -51,6 +54,16 @@ struct SpeechCLITests {
         #expect(try Self.json(denoised.stdout.split(separator: "\n")[0])["transcript"] as? String == "turn on the light")
         let badDenoise = try CLITests.hark(["recognize", "--denoise", "0", wav])
         #expect(badDenoise.status == 64 && badDenoise.stderr.contains("--denoise"), "\(badDenoise.stderr)")
+
+        // --noisy-below 100 treats even this clean file as noisy; a threshold that is not a number is a usage error.
+        let forced = try CLITests.hark(["recognize", "--json", "--noisy-below", "100", wav])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        let forcedLine = try Self.json(forced.stdout.split(separator: "\n")[0])
+        #expect(forcedLine["noisy_decoding"] as? Bool == true && forcedLine["transcript"] as? String == "turn on the light", "\(forced.stdout)")
+        let off = try CLITests.hark(["recognize", "--json", "--noisy-below", "off", wav])
+        #expect(try Self.json(off.stdout.split(separator: "\n")[0])["noisy_decoding"] as? Bool == false, "\(off.stdout)")
+        let badNoisy = try CLITests.hark(["recognize", "--noisy-below", "loud", wav])
+        #expect(badNoisy.status == 64 && badNoisy.stderr.contains("--noisy-below"), "\(badNoisy.stderr)")
 
         let t = try CLITests.hark(["transcribe", "--json", wav])
         #expect(t.status == 0)

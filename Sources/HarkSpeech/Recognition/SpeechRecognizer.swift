@@ -17,6 +17,8 @@ public final class SpeechRecognizer {
     public let guessedWords: [String]
 
     let decoder: PocketSphinxDecoder
+    /// The decoder for noisy utterances (`options.noisy`): the same searches with its extra arguments.
+    let noisyDecoder: PocketSphinxDecoder?
     let mainSearch: String
     let initialMean: [Float]
     /// The utterance as decoded: the input, or (for audio without a noise floor of its own) the microphone
@@ -64,27 +66,43 @@ public final class SpeechRecognizer {
             grammar = built
         }
         for (key, value) in options.decoderArguments { arguments[key] = value }
-        decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
 
+        let search: String
+        var languageModel: URL?
         switch options.search {
         case .grammar:
-            mainSearch = "grammar"
-            try decoder.addGrammar(name: mainSearch, jsgf: grammar?.jsgf ?? "")
+            search = "grammar"
         case .languageModel:
-            mainSearch = "ngram"
+            search = "ngram"
             let file = scratch.appendingPathComponent("words.arpa")
             try (grammar?.arpaLanguageModel() ?? "").write(to: file, atomically: true, encoding: .utf8)
-            try decoder.addLanguageModel(name: mainSearch, file: file)
+            languageModel = file
         case .general:
-            mainSearch = "general"
-            try decoder.addLanguageModel(name: mainSearch, file: model.generalLanguageModel)
+            search = "general"
+            languageModel = model.generalLanguageModel
         }
-        if options.measuresConfidence {
-            try decoder.addPhoneLoop(
-                name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: options.phoneLoopBeam,
-                contextIndependent: options.phoneLoopContextIndependent)
+        func makeDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
+            let decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
+            if let languageModel {
+                try decoder.addLanguageModel(name: search, file: languageModel)
+            } else {
+                try decoder.addGrammar(name: search, jsgf: grammar?.jsgf ?? "")
+            }
+            if options.measuresConfidence {
+                try decoder.addPhoneLoop(
+                    name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: options.phoneLoopBeam,
+                    contextIndependent: options.phoneLoopContextIndependent)
+            }
+            try decoder.useSearch(search)
+            return decoder
         }
-        try decoder.useSearch(mainSearch)
+        mainSearch = search
+        decoder = try makeDecoder(arguments)
+        if let noisy = options.noisy, options.cepstralMean == .batch {
+            noisyDecoder = try makeDecoder(arguments.merging(noisy.decoderArguments) { $1 })
+        } else {
+            noisyDecoder = nil
+        }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
         guessedWords = guessed
@@ -130,7 +148,13 @@ public final class SpeechRecognizer {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         inUtterance = false
         let started = Date()
+        var decoder = self.decoder
+        var signalToNoise: Double?
         if options.cepstralMean == .batch {
+            signalToNoise = SignalToNoise.estimate(audio)
+            if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
+                decoder = noisyDecoder
+            }
             if MicrophoneFloor.lacksNoiseFloor(audio) {
                 audio = floor.quiet() + floor.adding(to: audio) + floor.quiet()
                 leadingPadding = MicrophoneFloor.padding
@@ -146,7 +170,7 @@ public final class SpeechRecognizer {
         let frames = decoder.frameCount
         var margin: Double?
         if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
-            margin = try phoneLoopMargin(grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
+            margin = try phoneLoopMargin(decoder, grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
         }
         decodeSeconds += Date().timeIntervalSince(started)
 
@@ -163,7 +187,7 @@ public final class SpeechRecognizer {
             else { options.measuresConfidence ? 0 : 1 }
         return Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
-            audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
+            signalToNoise: signalToNoise, noisyDecoding: decoder !== self.decoder, audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
     }
 
     /// What has been heard so far in the unfinished utterance, for showing while the speaker still talks
@@ -192,7 +216,7 @@ public final class SpeechRecognizer {
 
     /// Decodes the utterance's audio again with the free phone loop, from the same starting CMN, and returns
     /// the grammar path's acoustic score minus the phone loop's, per frame, as a natural log.
-    func phoneLoopMargin(grammarScore: Double, frames: Int) throws -> Double {
+    func phoneLoopMargin(_ decoder: PocketSphinxDecoder, grammarScore: Double, frames: Int) throws -> Double {
         try decoder.useSearch(Self.phoneSearch)
         defer { try? decoder.useSearch(mainSearch) }
         if options.cepstralMean == .live { decoder.cepstralMean = initialMean }

@@ -22,11 +22,21 @@ public struct Transcript: Sendable, Equatable {
     /// The raw per-frame log-likelihood margin behind `acousticConfidence` (natural log, ≤ 0 in practice;
     /// `nil` when not measured), kept for calibration and `--explain` output.
     public var acousticMargin: Double?
+    /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
+    /// under 0.25 s).
+    public var signalToNoise: Double?
+    /// Whether the utterance was decoded with the noisy-speech settings (`RecognitionOptions.noisy`).
+    public var noisyDecoding: Bool
     public var audioSeconds: Double
     /// Time spent decoding (both passes), milliseconds.
     public var decodeMilliseconds: Double
 
-    public init(text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, audioSeconds: Double, decodeMilliseconds: Double) {
+    public init(
+        text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, signalToNoise: Double? = nil,
+        noisyDecoding: Bool = false, audioSeconds: Double, decodeMilliseconds: Double
+    ) {
+        self.signalToNoise = signalToNoise
+        self.noisyDecoding = noisyDecoding
         self.text = text
         self.words = words
         self.acousticConfidence = acousticConfidence

@@ -1,0 +1,61 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import Testing
+
+@testable import HarkSpeech
+
+@Suite("Noisy-speech decoding", .serialized)
+struct NoisyDecodingTests {
+    /// The real recording of "go forward ten meters" with uniform white noise added at `noiseRMS`.
+    static func goForward(noiseRMS: Double) throws -> PCMBuffer {
+        let clean = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        var state: UInt64 = 7
+        let a = noiseRMS * 3.0.squareRoot()
+        let samples = clean.samples.map { x -> Int16 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let uniform: Double = Double(state >> 11) / 9_007_199_254_740_992 * 2 - 1
+            let value: Double = Double(x) + uniform * a
+            return Int16(clamping: Int(value.rounded()))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    @Test("Clean speech is decoded with the usual settings, speech in loud noise with the noisy-speech ones")
+    func chosenByTheEstimate() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let clean = try recognizer.recognize(try Self.goForward(noiseRMS: 0))
+        #expect(clean.text == "go forward ten meters")
+        #expect(!clean.noisyDecoding)
+        #expect(try #require(clean.signalToNoise) > 20)
+
+        let noisy = try recognizer.recognize(try Self.goForward(noiseRMS: 600))
+        #expect(try #require(noisy.signalToNoise) < 20)
+        #expect(noisy.noisyDecoding)
+        #expect(noisy.text == "go forward ten meters")
+        #expect(noisy.acousticMargin != nil)
+    }
+
+    @Test("Without noisy-speech settings, or with live decoding, every utterance gets the usual decoder")
+    func off() throws {
+        let noisy = try Self.goForward(noiseRMS: 600)
+        let plain = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(noisy: nil))
+        let heard = try plain.recognize(noisy)
+        #expect(!heard.noisyDecoding)
+        #expect(heard.signalToNoise != nil)
+
+        let live = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .live))
+        #expect(live.noisyDecoder == nil)
+        #expect(try !live.recognize(noisy).noisyDecoding)
+    }
+
+    @Test("The threshold decides: the same audio is noisy under a high threshold and not under a low one")
+    func threshold() throws {
+        let audio = try Self.goForward(noiseRMS: 600)
+        let settings = RecognitionOptions.NoisyDecoding.standard.decoderArguments
+        let high = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(noisy: .init(threshold: 99, decoderArguments: settings)))
+        let low = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(noisy: .init(threshold: 1, decoderArguments: settings)))
+        #expect(try high.recognize(audio).noisyDecoding)
+        #expect(try !low.recognize(audio).noisyDecoding)
+    }
+}
