@@ -135,6 +135,10 @@ public final class PocketSphinxDecoder {
     /// `logmath_log_to_ln`.
     public func naturalLog(_ score: Int32) -> Double { logmath_log_to_ln(ps_get_logmath(decoder), score) }
 
+    /// A floating-point setting of the decoder's configuration (`-pip`, `-lw`, …). The corresponding C
+    /// function is `cmd_ln_float_r`.
+    public func floatSetting(_ name: String) -> Double { cmd_ln_float_r(ps_get_config(decoder), name) }
+
     /// The dictionary's phones for `word`, or `nil`. The corresponding C function is `ps_lookup_word`.
     public func pronunciation(of word: String) -> String? {
         guard let phones = ps_lookup_word(decoder, word) else { return nil }

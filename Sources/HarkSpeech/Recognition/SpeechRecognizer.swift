@@ -171,6 +171,7 @@ public final class SpeechRecognizer {
         var margin: Double?
         if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
             margin = try phoneLoopMargin(decoder, grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
+                - Self.insertionBonus(of: segments, decoder: decoder) / Double(frames)
         }
         decodeSeconds += Date().timeIntervalSince(started)
 
@@ -226,6 +227,19 @@ public final class SpeechRecognizer {
         let phoneScore = decoder.segments().reduce(0) { $0 + Double($1.acousticScore) }
         // 5prealpha keeps acoustic scores shifted right by SENSCR_SHIFT (10 bits): scale back to log-likelihoods.
         return (grammarScore - phoneScore) / Double(frames) * decoder.naturalLog(1) * 1024
+    }
+
+    /// The part of a grammar path's acoustic score that is the phone insertion bonus, as a natural log. The
+    /// grammar search adds `-pip` (scaled by `-lw`) to the path score at every phone it enters, and the segments'
+    /// acoustic scores carry it; the phone loop, weighted by its phone LM, does not. With the usual `-pip 1` it is
+    /// zero; with the noisy-speech setting's `-pip 2` it would lift every margin by about 0.3 per frame (a 6 s
+    /// order), and out-of-domain speech with it, so it is taken out and the calibration holds for both decoders.
+    static func insertionBonus(of segments: [PocketSphinxDecoder.Segment], decoder: PocketSphinxDecoder) -> Double {
+        let pip = decoder.floatSetting("-pip")
+        guard pip > 0, pip != 1 else { return 0 }
+        // Fillers (<sil>, [NOISE]) are one-phone words of the dictionary's filler section.
+        let phones = segments.reduce(0) { $0 + max(1, decoder.pronunciation(of: $1.word)?.split(separator: " ").count ?? 1) }
+        return Double(phones) * log(pip) * decoder.floatSetting("-lw")
     }
 
     /// A dictionary word as text: fillers and sentence markers dropped, variant numbers removed
