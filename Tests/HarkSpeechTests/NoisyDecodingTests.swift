@@ -58,4 +58,19 @@ struct NoisyDecodingTests {
         #expect(try high.recognize(audio).noisyDecoding)
         #expect(try !low.recognize(audio).noisyDecoding)
     }
+
+    @Test("The phone insertion bonus the noisy-speech decoder adds to a path is taken out of its acoustic margin")
+    func insertionBonus() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let noisy = try #require(recognizer.noisyDecoder)
+        func segment(_ word: String) -> PocketSphinxDecoder.Segment {
+            PocketSphinxDecoder.Segment(word: word, startFrame: 0, endFrame: 9, acousticScore: 0, languageScore: 0, probability: 0)
+        }
+        let path = [segment("<sil>"), segment("go"), segment("forward"), segment("<sil>")]
+        // go = G OW, forward = F AO R W ER D, two one-phone silences: 10 phones, each worth ln 2 × -lw 6.5.
+        #expect(noisy.pronunciation(of: "forward") == "F AO R W ER D")
+        let bonus = SpeechRecognizer.insertionBonus(of: path, decoder: noisy)
+        #expect(abs(bonus - 10 * log(2) * 6.5) < 1e-6, "\(bonus)")
+        #expect(SpeechRecognizer.insertionBonus(of: path, decoder: recognizer.decoder) == 0)
+    }
 }
