@@ -10,6 +10,7 @@ needs: bench/out/speech/ood/<voice>/*.wav (made by bench/speech.sh), numpy, sox
 writes: bench/out/speech/ood-noise/<voice>/<snr>db/*.wav and <workspace>-<noisy|plain>-<snr>db.jsonl; prints a table
 """
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -22,7 +23,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import speechlib  # noqa: E402
 
-FRAME = 2048
 WORKSPACES = {"barista": os.path.join(ROOT, "Intents", "barista.json"), "home": os.path.join(ROOT, "Intents", "home.json")}
 
 
@@ -33,15 +33,17 @@ def read_wav(path):
         return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768.0
 
 
-def max_frame_energy(pcm):
-    n = pcm.size // FRAME
-    return float((pcm[: n * FRAME].reshape(n, FRAME) ** 2).sum(axis=1).max())
+def upstream_mixer():
+    """The benchmark's own mix.py as a module: its FLAC reader, frame-energy rule and WAV writer."""
+    spec = importlib.util.spec_from_file_location("upstream_mix", os.path.join(speechlib.speech_dir(), "mix.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def mix(voice_dir, out_dir, snrs, seed):
-    noise_raw = subprocess.run(["sox", os.path.join(speechlib.speech_dir(), "noise", "kitchen.flac"), "-t", "raw", "-r",
-                                "16000", "-c", "1", "-e", "signed", "-b", "16", "-"], check=True, capture_output=True).stdout
-    noise = np.frombuffer(noise_raw, dtype="<i2").astype(np.float64) / 32768.0
+    upstream = upstream_mixer()
+    noise = upstream.read_flac(os.path.join(speechlib.speech_dir(), "noise", "kitchen.flac"))
     rng = np.random.default_rng(seed)
     names = sorted(f for f in os.listdir(voice_dir) if f.endswith(".wav"))
     for snr in snrs:
@@ -51,15 +53,10 @@ def mix(voice_dir, out_dir, snrs, seed):
         start = int(rng.integers(0, noise.size - speech.size))
         segment = noise[start: start + speech.size]
         for snr in snrs:
-            scale = np.sqrt(max_frame_energy(speech) / (max_frame_energy(segment) * 10 ** (snr / 10.0)))
+            scale = np.sqrt(upstream.max_frame_energy(speech) / (upstream.max_frame_energy(segment) * 10 ** (snr / 10.0)))
             mixed = speech + scale * segment
             mixed *= 0.5 / max(np.abs(mixed).max(), 1e-9)
-            data = np.clip(np.round(mixed * 32767.0), -32768, 32767).astype("<i2").tobytes()
-            with wave.open(os.path.join(out_dir, f"{snr:g}db", name), "wb") as w:
-                w.setnchannels(1)
-                w.setsampwidth(2)
-                w.setframerate(16000)
-                w.writeframes(data)
+            upstream.write_wav(os.path.join(out_dir, f"{snr:g}db", name), mixed)
     return names
 
 
