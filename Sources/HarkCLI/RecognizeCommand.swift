@@ -46,7 +46,11 @@ enum RecognizeCommand: Command {
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
         let workspace = try loadWorkspace(workspacePath)
         var options = RecognitionOptions(search: search, measuresConfidence: !noConfidence && search == .grammar)
-        if let noisyBelow { options.noisy = noisyBelow.map { RecognitionOptions.NoisyDecoding(threshold: $0, decoderArguments: RecognitionOptions.NoisyDecoding.standard.decoderArguments) } }
+        switch noisyBelow {
+        case .some(.some(let threshold)): options.noisy?.threshold = threshold
+        case .some(.none): options.noisy = nil
+        case .none: break
+        }
         let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: options)
         let understanding = SpeechUnderstanding(workspace: workspace)
         var failures = 0
