@@ -57,7 +57,7 @@ let package = Package(
 
         .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkServer"]),
         .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
-        .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"]),
+        .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"], exclude: ["Data"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
         .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices"]),

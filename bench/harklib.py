@@ -54,9 +54,9 @@ def pin_to_one_core(argv):
     return ["taskset", "-c", "0", *argv] if shutil.which("taskset") else argv
 
 
-def hark_eval(workspace, cases, one_core=False):
-    """Run `hark eval --workspace W --json CASES` and return its JSON report."""
-    argv = [hark_binary(), "eval", "--workspace", workspace, "--json", cases]
+def hark_eval(workspace, cases, one_core=False, extra=()):
+    """Run `hark eval --workspace W --json [EXTRA...] CASES` and return its JSON report."""
+    argv = [hark_binary(), "eval", "--workspace", workspace, "--json", *extra, cases]
     if one_core:
         argv = pin_to_one_core(argv)
     try:

@@ -13,6 +13,7 @@ PACKAGES=(
     libsqlite3-dev                                             # event store
     libsodium-dev libwebsockets-dev libssl-dev libopus-dev     # server: auth, HTTP/WebSocket/TLS (certificates), room audio
     libturbojpeg0-dev                                          # camera frames to JPEG (TurboJPEG API)
+    wamerican-small                                            # the English word list the matcher weighs unknown words by
     flite                                                      # a second synthetic voice for wake-phrase and rejection tests
     chromium python3-venv                                      # the web page's browser test (Playwright from PyPI drives chromium)
     pkg-config                                                 # SwiftPM finds the C libraries through it

@@ -43,7 +43,10 @@ func loadWorkspace(_ path: String?, quiet: Bool = false) throws -> Workspace {
     let p = path ?? defaultWorkspacePath()
     do {
         let ws = try Workspace.load(from: URL(fileURLWithPath: p))
-        if !quiet { for w in ws.warnings { printError("warning: \(p): \(w)") } }
+        if !quiet {
+            for w in ws.warnings { printError("warning: \(p): \(w)") }
+            if !EnglishLexicon.shared.isAvailable { printError("warning: \(EnglishLexicon.shared.source)") }
+        }
         return ws
     } catch {
         throw CommandFailure(message: error.description, exitCode: 65)

@@ -6,7 +6,7 @@ enum EvalCommand: Command {
     static let name = "eval"
     static let abstract = "Measure intent accuracy, out-of-scope rejection and parse time on a case file"
     static let usage = """
-        USAGE: hark eval [--workspace PATH] [--threshold X] [--show-failures N] [--json] CASES.jsonl
+        USAGE: hark eval [--workspace PATH] [--threshold X] [--show-failures N] [--json] [--cases-out FILE] CASES.jsonl
 
         Each line of CASES.jsonl: {"text": "...", "intent": "Name" or null (out of scope), "entities": {...}}.
         A case's prediction is the top intent if its confidence is at or above the threshold, else none.
@@ -14,6 +14,8 @@ enum EvalCommand: Command {
           --threshold X        acceptance threshold (default 0.2, Watson's)
           --show-failures N    list up to N misclassified cases (default 0)
           --json               print the report as one JSON object
+          --cases-out FILE     write each case's outcome as a JSON line: top intent, confidence and the
+                               evidence the confidence was computed from (bench/fit_confidence.py reads it)
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -22,6 +24,7 @@ enum EvalCommand: Command {
             ?? Understanding.reportingThreshold
         let show = try args.option("--show-failures", parse: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number") ?? 0
         let json = try args.flag("--json")
+        let casesOut = try args.option("--cases-out")
         let files = try args.positionals()
         try args.finish()
         guard files.count == 1 else { throw UsageError(message: files.isEmpty ? "missing CASES.jsonl" : "expected one case file, got \(files.count)") }
@@ -35,6 +38,12 @@ enum EvalCommand: Command {
         let workspace = try loadWorkspace(workspacePath, quiet: json)
         let matcher = Matcher(workspace: workspace)
         let report = EvaluationReport.run(matcher: matcher, cases: cases, threshold: threshold)
+        if let casesOut {
+            let lines = report.outcomes.map { $0.json.serialized() + "\n" }.joined()
+            guard FileManager.default.createFile(atPath: casesOut, contents: Data(lines.utf8)) else {
+                throw CommandFailure(message: "\(casesOut): cannot write the case outcomes", exitCode: 73)
+            }
+        }
         if json {
             Output.line(report.json.serialized())
             return 0
@@ -44,6 +53,17 @@ enum EvalCommand: Command {
         if report.inScopeCases > 0 {
             out += String(format: "in scope: %d cases, %d accepted, %d correct (%.4f)\n", report.inScopeCases, report.inScopeAccepted, report.inScopeCorrect,
                 Double(report.inScopeCorrect) / Double(report.inScopeCases))
+        }
+        if report.inScopeCases > 0 {
+            out += String(format: "in scope, right with confidence > 0.9: %d (%.4f)\n", report.inScopeConfident,
+                Double(report.inScopeConfident) / Double(report.inScopeCases))
+            out += String(format: "calibration (top confidence vs right, in scope): ECE %.4f\n", report.calibration.expectedCalibrationError)
+            out += "  confidence   cases   mean conf   accuracy\n"
+            let c = report.calibration
+            for b in 0..<EvaluationReport.Calibration.binCount where c.counts[b] > 0 {
+                let k = Double(c.counts[b])
+                out += String(format: "  %.1f–%.1f %9d %11.3f %10.3f\n", Double(b) / 10, Double(b + 1) / 10, c.counts[b], c.confidenceSums[b] / k, Double(c.correct[b]) / k)
+            }
         }
         if report.outOfScopeCases > 0 {
             let r = Double(report.outOfScopeRejected) / Double(report.outOfScopeCases)

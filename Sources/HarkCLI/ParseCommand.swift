@@ -71,11 +71,15 @@ enum ParseCommand: Command {
             out += "    \(f.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(cols)\n"
         }
         if e.unknownFeatures > 0 { out += "    (\(e.unknownFeatures) feature(s) never seen in training: no contribution)\n" }
-        out += "  unknown words: \(e.unknownWords.isEmpty ? "none" : e.unknownWords.joined(separator: ", ")) (weighted rate \(String(format: "%.2f", e.unknownRate)))\n"
-        out += "  coverage factor: \(fmt(e.coverageFactor)) (1 = held-out examples of this workspace often have as many unknown words)\n"
+        out += "  unknown words: \(e.unknownWords.isEmpty ? "none" : e.unknownWords.joined(separator: ", "))\n"
+        let v = e.evidence
+        out += String(format: "  evidence: %.0f known, %.0f in entities, %.0f in system entities, %.0f function words, ", v.known, v.entityWords, v.systemEntityWords, v.functionWords)
+        out += String(format: "%.0f unknown that English knows, %.0f unknown names or typos\n", v.unknownCommon, v.unknownRare)
+        out += String(format: "  workspace: openness %.2f (median share of an example's words no other example uses), %.1f examples per intent\n", v.openness, v.examplesPerIntent)
+        out += "  calibrated confidence of the top intent: \(fmt(e.calibratedConfidence)) (ConfidenceModel, fitted across many workspaces)\n"
         if let m = e.exactMatch { out += "  exact match of an example of \(m): confidence raised to at least 0.99\n" }
         if e.counterexampleMatch { out += "  exact match of a counterexample: every intent scaled by 0.05\n" }
-        out += "  confidence = classifier probability × coverage factor\n"
+        out += "  confidence = calibrated top confidence × (intent's classifier probability / top's)\n"
         return out
     }
 
@@ -94,8 +98,8 @@ enum ParseCommand: Command {
                 return .object(fo)
             })
         o["unknown_words"] = .array(e.unknownWords.map { .string($0) })
-        o["unknown_rate"] = .number((e.unknownRate * 10_000).rounded() / 10_000)
-        o["coverage_factor"] = .number((e.coverageFactor * 10_000).rounded() / 10_000)
+        o["evidence"] = e.evidence.json
+        o["calibrated_confidence"] = .number((e.calibratedConfidence * 10_000).rounded() / 10_000)
         if let m = e.exactMatch { o["exact_match"] = .string(m) }
         o["counterexample_match"] = .bool(e.counterexampleMatch)
         return .object(o)

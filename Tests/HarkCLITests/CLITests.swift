@@ -71,7 +71,8 @@ import Testing
         #expect(r.status == 0)
         #expect(r.stdout.contains("unknown words:"))
         #expect(r.stdout.contains("oslo"))
-        #expect(r.stdout.contains("coverage factor"))
+        #expect(r.stdout.contains("calibrated confidence of the top intent"))
+        #expect(r.stdout.contains("unknown that English knows"))
     }
 
     @Test func badWorkspaceIsADataErrorNamingThePath() throws {
@@ -120,6 +121,17 @@ import Testing
         #expect(r.stdout.contains(#""accuracy":1"#))
         #expect(r.stdout.contains(#""rejection_rate":1"#))
         #expect(r.stdout.contains(#""parse_us":{"p50":"#))
+        #expect(r.stdout.contains(#""calibration":{"ece":"#))
+        let text = try Self.hark(["eval", dir.path])
+        #expect(text.stdout.contains("calibration (top confidence vs right, in scope): ECE "))
+        #expect(text.stdout.contains("right with confidence > 0.9"))
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("hark-eval-out-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let withCases = try Self.hark(["eval", "--json", "--cases-out", out.path, dir.path])
+        #expect(withCases.status == 0)
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[1].contains(#""expected":null"#) && lines[1].contains(#""evidence":{"classifier_top":"#))
         try "{\"text\": 3}\n".write(to: dir, atomically: true, encoding: .utf8)
         let bad = try Self.hark(["eval", dir.path])
         #expect(bad.status == 65)

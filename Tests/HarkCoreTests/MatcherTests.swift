@@ -83,7 +83,8 @@ import Testing
         #expect(e.classifierProbabilities["TakePicture"] != nil)
         let oos = Self.home.explain("what is the capital of mongolia", now: Self.now)
         #expect(oos.unknownWords.contains("mongolia"))
-        #expect(oos.coverageFactor < 1)
+        #expect(oos.calibratedConfidence < 0.2)
+        #expect(oos.evidence.unknownCommon + oos.evidence.unknownRare >= 2)
         #expect(oos.classifierProbabilities.max { $0.value < $1.value }?.key == "#irrelevant")
         #expect(oos.understanding.reportedIntents(alternates: false).isEmpty)
     }

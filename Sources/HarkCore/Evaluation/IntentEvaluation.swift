@@ -90,8 +90,78 @@ public struct EvaluationReport: Sendable {
     /// Per-case parse times in microseconds (median of the repeats), sorted.
     public var parseMicroseconds: [Double]
     public var failures: [(text: String, expected: String, predicted: String, confidence: Double)]
+    /// In-scope cases whose top intent is right with a confidence above 0.9 (the tutorial app's rule).
+    public var inScopeConfident: Int = 0
+    /// The top intent's confidence against whether it is right, over the in-scope cases.
+    public var calibration = Calibration()
+    /// The same over every case, an out-of-scope one counting as wrong whatever its top intent.
+    public var calibrationAll = Calibration()
+    /// Each case's outcome, in input order: what `hark eval --cases-out` writes.
+    public var outcomes: [Outcome] = []
+
+    /// One case as the matcher saw it: the top intent, its confidence and the evidence behind it.
+    public struct Outcome: Sendable {
+        public var text: String
+        public var expected: String?
+        public var top: String?
+        public var confidence: Double
+        public var evidence: ConfidenceEvidence
+
+        public var json: JSONValue {
+            .object(JSONObject([
+                ("text", .string(text)), ("expected", expected.map(JSONValue.string) ?? .null), ("top", top.map(JSONValue.string) ?? .null),
+                ("confidence", EvaluationReport.r4(confidence)), ("evidence", evidence.json),
+            ]))
+        }
+    }
 
     public static let none = "(none)"
+
+    /// A reliability table: the top confidence in ten equal bins, each bin's mean confidence against the share
+    /// of its cases that were right, and the expected calibration error (ECE) that sums their gaps weighted by
+    /// the bin's share of the cases. A calibrated matcher's 0.8 is right four times in five.
+    public struct Calibration: Sendable {
+        public static let binCount = 10
+        public var counts = [Int](repeating: 0, count: binCount)
+        public var confidenceSums = [Double](repeating: 0, count: binCount)
+        public var correct = [Int](repeating: 0, count: binCount)
+
+        public init() {}
+
+        public mutating func add(confidence: Double, correct isCorrect: Bool) {
+            let c = min(1, max(0, confidence))
+            let bin = min(Self.binCount - 1, Int(c * Double(Self.binCount)))
+            counts[bin] += 1
+            confidenceSums[bin] += c
+            if isCorrect { correct[bin] += 1 }
+        }
+
+        public var total: Int { counts.reduce(0, +) }
+
+        public var expectedCalibrationError: Double {
+            let n = Double(total)
+            guard n > 0 else { return 0 }
+            var e = 0.0
+            for b in 0..<Self.binCount where counts[b] > 0 {
+                let k = Double(counts[b])
+                e += k / n * abs(Double(correct[b]) / k - confidenceSums[b] / k)
+            }
+            return e
+        }
+
+        public var json: JSONValue {
+            let bins: [JSONValue] = (0..<Self.binCount).map { b in
+                let k = Double(counts[b])
+                return .object(JSONObject([
+                    ("lower", .number(Double(b) / Double(Self.binCount))), ("upper", .number(Double(b + 1) / Double(Self.binCount))),
+                    ("count", .number(k)), ("correct", .number(Double(correct[b]))),
+                    ("confidence", EvaluationReport.r4(k > 0 ? confidenceSums[b] / k : 0)),
+                    ("accuracy", EvaluationReport.r4(k > 0 ? Double(correct[b]) / k : 0)),
+                ]))
+            }
+            return .object(JSONObject([("ece", EvaluationReport.r4(expectedCalibrationError)), ("cases", .number(Double(total))), ("bins", .array(bins))]))
+        }
+    }
 
     public static func percentile(_ sorted: [Double], _ p: Double) -> Double {
         guard !sorted.isEmpty else { return 0 }
@@ -120,6 +190,11 @@ public struct EvaluationReport: Sendable {
         var anyEntities = false
         var times: [Double] = []
         var failures: [(String, String, String, Double)] = []
+        var calibration = Calibration()
+        var calibrationAll = Calibration()
+        var confident = 0
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(cases.count)
         let now = Date()
         for c in cases {
             var samples: [Double] = []
@@ -136,6 +211,13 @@ public struct EvaluationReport: Sendable {
             let predicted = (top.map { $0.confidence >= threshold } ?? false) ? top!.intent : nil
             let expected = c.intent
             if predicted == expected { correct += 1 }
+            let topRight = expected != nil && top?.intent == expected
+            outcomes.append(Outcome(text: c.text, expected: expected, top: top?.intent, confidence: top?.confidence ?? 0, evidence: understanding.evidence))
+            calibrationAll.add(confidence: top?.confidence ?? 0, correct: topRight)
+            if expected != nil {
+                calibration.add(confidence: top?.confidence ?? 0, correct: topRight)
+                if topRight, let t = top, t.confidence > 0.9 { confident += 1 }
+            }
             if let expected {
                 inScope += 1
                 support[expected, default: 0] += 1
@@ -183,13 +265,18 @@ public struct EvaluationReport: Sendable {
         }.sorted { ($0.2, $1.0, $1.1) > ($1.2, $0.0, $0.1) }
         let ep = eTP + eFP > 0 ? Double(eTP) / Double(eTP + eFP) : 0
         let er = eTP + eFN > 0 ? Double(eTP) / Double(eTP + eFN) : 0
-        return EvaluationReport(
+        var report = EvaluationReport(
             cases: cases.count, threshold: threshold, accuracy: cases.isEmpty ? 0 : Double(correct) / Double(cases.count),
             intents: metrics, inScopeCases: inScope, inScopeAccepted: accepted, inScopeCorrect: inCorrect, outOfScopeCases: oos,
             outOfScopeRejected: rejected, confusions: confusions.map { ($0.0, $0.1, $0.2) },
             entityPrecision: anyEntities ? ep : nil, entityRecall: anyEntities ? er : nil,
             entityF1: anyEntities ? (ep + er > 0 ? 2 * ep * er / (ep + er) : 0) : nil,
             parseMicroseconds: times.sorted(), failures: failures)
+        report.inScopeConfident = confident
+        report.calibration = calibration
+        report.calibrationAll = calibrationAll
+        report.outcomes = outcomes
+        return report
     }
 
     static func r4(_ x: Double) -> JSONValue { .number((x * 10_000).rounded() / 10_000) }
@@ -208,7 +295,7 @@ public struct EvaluationReport: Sendable {
         o["in_scope"] = .object(
             JSONObject([
                 ("cases", .number(Double(inScopeCases))), ("accepted", .number(Double(inScopeAccepted))),
-                ("correct", .number(Double(inScopeCorrect))),
+                ("correct", .number(Double(inScopeCorrect))), ("confident", .number(Double(inScopeConfident))),
                 ("accuracy", Self.r4(inScopeCases > 0 ? Double(inScopeCorrect) / Double(inScopeCases) : 0)),
             ]))
         let rejection = outOfScopeCases > 0 ? Double(outOfScopeRejected) / Double(outOfScopeCases) : 0
@@ -217,6 +304,8 @@ public struct EvaluationReport: Sendable {
                 ("cases", .number(Double(outOfScopeCases))), ("rejected", .number(Double(outOfScopeRejected))),
                 ("rejection_rate", Self.r4(rejection)), ("false_accept_rate", Self.r4(outOfScopeCases > 0 ? 1 - rejection : 0)),
             ]))
+        o["calibration"] = calibration.json
+        o["calibration_all"] = calibrationAll.json
         o["confusions"] = .array(
             confusions.map { .object(JSONObject([("expected", .string($0.expected)), ("predicted", .string($0.predicted)), ("count", .number(Double($0.count)))])) })
         if let entityF1, let entityPrecision, let entityRecall {

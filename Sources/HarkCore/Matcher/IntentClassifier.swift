@@ -23,7 +23,14 @@ struct IntentClassifier: Sendable {
 
     /// Hyper-parameters were chosen by 3-fold cross-validation on the Snips *training* split (60 held-out
     /// examples per intent per fold), never on the validation sentences the benchmark reports.
-    init(intents: [String], samples: [Sample], hasIrrelevantClass: Bool, epochs: Int = 30, l2: Float = 1e-3, learningRate lr0: Float = 1.0) {
+    ///
+    /// A tutorial-size workspace (a few dozen examples) gets more epochs, so that training sees at least
+    /// `minimumUpdates` examples in all: 30 passes over 25 examples leave the weights too small to tell its
+    /// intents apart with conviction, however distinct they are. Workspaces of 100 examples or more train as before.
+    static let minimumUpdates = 3000
+
+    init(intents: [String], samples: [Sample], hasIrrelevantClass: Bool, epochs minimumEpochs: Int = 30, l2: Float = 1e-3, learningRate lr0: Float = 1.0) {
+        let epochs = samples.isEmpty ? 0 : max(minimumEpochs, min(400, (Self.minimumUpdates + samples.count - 1) / samples.count))
         let classes = hasIrrelevantClass ? intents + [Self.irrelevantClass] : intents
         let k = classes.count
         var index: [UInt64: Int32] = [:]

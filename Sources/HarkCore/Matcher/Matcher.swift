@@ -4,16 +4,17 @@ import Foundation
 ///
 /// How a confidence is made (and what `hark parse --explain` shows):
 /// 1. **Classifier.** A softmax regression over word, entity-type and bigram features, trained on the
-///    examples at load time (with an "irrelevant" class from counterexamples), gives `p(intent | words)`.
-/// 2. **Coverage.** A classifier must pick among the intents it knows, so it is confident about
-///    sentences it has never seen the like of. The unknown-word rate `u` of the input (content words the
-///    workspace's examples never use and no entity explains; function words count little) is compared
-///    with the rates held-out examples of the workspace itself show (each example scored with the words
-///    only it uses counted as unknown, i.e. leave-one-out). If at least 20% of held-out examples have
-///    a rate as high, there is no penalty; beyond that the confidence scales with how rare such a rate is.
-///    A workspace whose examples are full of open-ended names (songs, places) tolerates unknown words; a
-///    closed home-control vocabulary does not.
-/// 3. **Exact matches.** A sentence equal to an example (after normalisation) gets 0.99 for its intent; one
+///    examples at load time (with an "irrelevant" class from counterexamples), gives `p(intent | words)`:
+///    which intent, if any.
+/// 2. **Evidence.** Each word of the input is sorted by what it says about whether the sentence belongs to
+///    the workspace at all: inside an entity, a function word, a word the examples use, or a word they never
+///    use — one English knows well (evidence against every intent) or not (a name or a typo, weak evidence).
+///    With the classifier's top probability, how open the workspace's vocabulary is and how many examples it
+///    has, this is `ConfidenceEvidence`.
+/// 3. **Calibration.** `ConfidenceModel`, a logistic model fitted once across many workspaces of every size,
+///    turns the evidence into the probability that the top intent is right. The other intents keep their
+///    classifier odds against the top one.
+/// 4. **Exact matches.** A sentence equal to an example (after normalisation) gets 0.99 for its intent; one
 ///    equal to a counterexample gets every intent scaled down twenty-fold.
 public struct Matcher: Sendable {
     public let workspace: Workspace
@@ -21,18 +22,22 @@ public struct Matcher: Sendable {
     let classifier: IntentClassifier
     let intentNames: [String]
     let documentFrequency: [String: Int]
-    /// Held-out unknown-word rates of the examples, ascending.
-    let heldOutRates: [Double]
+    /// For each stem, the intent whose examples use it most, if that intent has at least half of its uses.
+    let dominantIntent: [String: Int]
+    let lexicon: EnglishLexicon
+    /// The median held-out unknown-word rate of the examples (`ConfidenceEvidence.openness`).
+    let openness: Double
+    let examplesPerIntent: Double
     let exactExamples: [String: Int]
     let exactCounterexamples: Set<String>
 
     static let functionWordWeight = 0.15
-    static let tailFraction = 0.2
     static let exactMatchConfidence = 0.99
     static let counterexampleScale = 0.05
 
-    public init(workspace: Workspace) {
+    public init(workspace: Workspace, lexicon: EnglishLexicon = .shared) {
         self.workspace = workspace
+        self.lexicon = lexicon
         let extractor = EntityExtractor(workspace: workspace)
         self.extractor = extractor
         intentNames = workspace.intents.map(\.name)
@@ -43,6 +48,7 @@ public struct Matcher: Sendable {
         var exact: [String: Int] = [:]
         var df: [String: Int] = [:]
         var exampleTokens: [([Token], [EntityMatch])] = []
+        var perIntent: [String: [Int: Int]] = [:]
         for (label, intent) in workspace.intents.enumerated() {
             for example in intent.examples {
                 let tokens = Tokenizer.tokenize(example.text)
@@ -55,7 +61,10 @@ public struct Matcher: Sendable {
                 samples.append(.init(features: Features.extract(tokens: tokens, entities: entities).hashes, label: label, weight: 1))
                 let key = Self.normalised(tokens)
                 if let other = exact[key], other != label { exact[key] = -1 } else { exact[key] = label }
-                for stem in Set(tokens.map(\.stem)) { df[stem, default: 0] += 1 }
+                for stem in Set(tokens.map(\.stem)) {
+                    df[stem, default: 0] += 1
+                    perIntent[stem, default: [:]][label, default: 0] += 1
+                }
                 exampleTokens.append((tokens, entities))
             }
         }
@@ -70,12 +79,20 @@ public struct Matcher: Sendable {
         exactExamples = exact.filter { $0.value >= 0 }
         exactCounterexamples = counter
         documentFrequency = df
+        var dominant: [String: Int] = [:]
+        for (stem, counts) in perIntent {
+            let total = counts.values.reduce(0, +)
+            if let best = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), 2 * best.value >= total { dominant[stem] = best.key }
+        }
+        dominantIntent = dominant
         // Held out, an example's own annotated mentions and dictionary matches say nothing (their values came
         // from it); only system entities (numbers, dates, times) explain words on their own.
-        heldOutRates = exampleTokens.map { tokens, entities in
+        let heldOutRates = exampleTokens.map { tokens, entities in
             let system = entities.filter { $0.entity.hasPrefix("sys-") }
             return Self.unknownRate(tokens: tokens, entities: system) { df[$0, default: 0] >= 2 }.rate
         }.sorted()
+        openness = EvaluationReport.percentile(heldOutRates, 0.5)
+        examplesPerIntent = workspace.intents.isEmpty ? 0 : Double(exampleTokens.count) / Double(workspace.intents.count)
     }
 
     static func normalised(_ tokens: [Token]) -> String { tokens.map(\.text).joined(separator: " ") }
@@ -99,16 +116,39 @@ public struct Matcher: Sendable {
         return (total > 0 ? missing / total : 0, unknown)
     }
 
-    /// The coverage factor for an unknown-word rate: 1 up to the rate that the top 20% of held-out examples
-    /// reach, then decaying exponentially on the scale of the held-out spread (the distance from their
-    /// median to their 95th percentile, at least 0.1), so that a workspace with open-ended examples decays
-    /// slowly and a closed one quickly.
-    func coverageFactor(_ rate: Double) -> Double {
-        guard rate > 0, !heldOutRates.isEmpty else { return 1 }
-        let knee = EvaluationReport.percentile(heldOutRates, 1 - Self.tailFraction)
-        guard rate > knee else { return 1 }
-        let scale = max(0.1, EvaluationReport.percentile(heldOutRates, 0.95) - EvaluationReport.percentile(heldOutRates, 0.5))
-        return exp(-(rate - knee) / scale)
+    /// Sorts each word of the input (see `ConfidenceEvidence`) and lists the words no example uses.
+    func evidence(tokens: [Token], entities: [EntityMatch], classifierTop: Double, topIntent: Int) -> (evidence: ConfidenceEvidence, unknown: [String]) {
+        var ev = ConfidenceEvidence()
+        ev.classifierTop = classifierTop
+        ev.openness = openness
+        ev.examplesPerIntent = examplesPerIntent
+        var unknown: [String] = []
+        var e = 0
+        var previousUnknown = false
+        var sawContent = false
+        for t in tokens {
+            var isUnknown = false
+            defer { previousUnknown = isUnknown }
+            while e < entities.count, entities[e].end <= t.start { e += 1 }
+            if let covering = entities[e...].first(where: { $0.start <= t.start && t.end <= $0.end }) {
+                if covering.entity.hasPrefix("sys-") { ev.systemEntityWords += 1 } else { ev.entityWords += 1 }
+            } else if Tokenizer.functionWords.contains(t.text) {
+                ev.functionWords += 1
+            } else if documentFrequency[t.stem] != nil {
+                ev.known += 1
+                if dominantIntent[t.stem] == topIntent { ev.topIntentWords += 1 }
+                if !sawContent { ev.firstContentKnown = 1 }
+                sawContent = true
+            } else {
+                isUnknown = true
+                unknown.append(t.text)
+                if lexicon.contains(t.text, stem: t.stem) { ev.unknownCommon += 1 } else { ev.unknownRare += 1 }
+                if !previousUnknown { ev.unknownRuns += 1 }
+                if !sawContent { ev.firstContentKnown = 0 }
+                sawContent = true
+            }
+        }
+        return (ev, unknown)
     }
 
     /// Understands one sentence: every intent with its confidence (highest first) and the entities.
@@ -126,8 +166,14 @@ public struct Matcher: Sendable {
         let entities = extractor.extract(from: text, tokens: tokens, now: now, timeZone: timeZone)
         let (hashes, names) = Features.extract(tokens: tokens, entities: entities, names: explain)
         let (probabilities, _) = classifier.probabilities(hashes)
-        let (rate, unknown) = Self.unknownRate(tokens: tokens, entities: entities) { documentFrequency[$0] != nil }
-        let coverage = tokens.isEmpty ? 0 : coverageFactor(rate)
+        var top = 0
+        for i in intentNames.indices where probabilities[i] > probabilities[top] { top = i }
+        let classifierTop = intentNames.isEmpty ? 0 : Double(probabilities[top])
+        var (evidence, unknown) = evidence(tokens: tokens, entities: entities, classifierTop: classifierTop, topIntent: top)
+        for i in intentNames.indices where i != top { evidence.classifierSecond = max(evidence.classifierSecond, Double(probabilities[i])) }
+        // The calibrated probability that the top intent is right; the others keep their odds against it.
+        let topConfidence = tokens.isEmpty ? 0 : ConfidenceModel.confidence(evidence)
+        let scale = classifierTop > 0 ? topConfidence / classifierTop : 0
         let key = Self.normalised(tokens)
         let exactIntent = exactExamples[key]
         let isCounterexample = exactCounterexamples.contains(key)
@@ -135,13 +181,13 @@ public struct Matcher: Sendable {
         var scores: [IntentScore] = []
         scores.reserveCapacity(intentNames.count)
         for (i, name) in intentNames.enumerated() {
-            var c = Double(probabilities[i]) * coverage
+            var c = Double(probabilities[i]) * scale
             if exactIntent == i { c = max(c, Self.exactMatchConfidence) }
             if isCounterexample { c *= Self.counterexampleScale }
             scores.append(IntentScore(intent: name, confidence: min(1, max(0, c))))
         }
         scores.sort { $0.confidence > $1.confidence || ($0.confidence == $1.confidence && $0.intent < $1.intent) }
-        let understanding = Understanding(text: text, intents: scores, entities: entities)
+        let understanding = Understanding(text: text, intents: scores, entities: entities, evidence: evidence)
         guard explain else { return (understanding, nil) }
 
         let contributions = classifier.contributions(hashes)
@@ -152,7 +198,7 @@ public struct Matcher: Sendable {
                 MatchExplanation.Feature(name: names[c.feature], weights: Dictionary(uniqueKeysWithValues: zip(classifier.classes, c.perClass.map(Double.init))))
             },
             classifierProbabilities: Dictionary(uniqueKeysWithValues: zip(classifier.classes, probabilities.map(Double.init))),
-            unknownWords: unknown, unknownRate: rate, coverageFactor: coverage,
+            unknownWords: unknown, evidence: evidence, calibratedConfidence: topConfidence,
             exactMatch: exactIntent.map { intentNames[$0] }, counterexampleMatch: isCounterexample,
             unknownFeatures: names.count - contributions.count)
         return (understanding, explanation)
@@ -173,8 +219,9 @@ public struct MatchExplanation: Sendable {
     /// Softmax output before coverage and exact-match adjustments (includes `#irrelevant` if trained).
     public var classifierProbabilities: [String: Double]
     public var unknownWords: [String]
-    public var unknownRate: Double
-    public var coverageFactor: Double
+    /// What the calibration saw, and the top intent's confidence it gave (before the exact-match rules).
+    public var evidence: ConfidenceEvidence
+    public var calibratedConfidence: Double
     public var exactMatch: String?
     public var counterexampleMatch: Bool
     /// Features of the input the model never saw in training (they contribute nothing).

@@ -68,18 +68,25 @@ public struct Understanding: Sendable {
     /// Every intent of the workspace, highest confidence first.
     public var intents: [IntentScore]
     public var entities: [EntityMatch]
+    /// What the top confidence was computed from (see `ConfidenceModel`).
+    public var evidence: ConfidenceEvidence
 
-    public init(text: String, intents: [IntentScore], entities: [EntityMatch]) {
+    public init(text: String, intents: [IntentScore], entities: [EntityMatch], evidence: ConfidenceEvidence = ConfidenceEvidence()) {
         self.text = text
         self.intents = intents
         self.entities = entities
+        self.evidence = evidence
     }
 
     /// Watson's rule: intents under 0.2 are not returned (nor seen by dialog conditions) unless alternates are asked for.
     public static let reportingThreshold = 0.2
 
-    /// The intents a response shows: those at or above 0.2, or the top ten with `alternates`.
+    /// The intents a response shows, as IBM's v1 service does: without `alternates` only the top intent, and
+    /// only if it reaches 0.2 (so an irrelevant input has none); with `alternates` the top ten, whatever their
+    /// confidence.
     public func reportedIntents(alternates: Bool) -> [IntentScore] {
-        alternates ? Array(intents.prefix(10)) : intents.filter { $0.confidence >= Understanding.reportingThreshold }
+        if alternates { return Array(intents.prefix(10)) }
+        guard let top = intents.first, top.confidence >= Understanding.reportingThreshold else { return [] }
+        return [top]
     }
 }
