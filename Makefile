@@ -67,10 +67,11 @@ bench-server: setup
 bench-setup:
 	bash scripts/setup-bench.sh || echo "make: a benchmark peer did not install; bench/speed.sh will say which"
 
-## bench: NLU accuracy (bench/nlu.sh) and parse speed (bench/speed.sh); results in bench/out/
+## bench: NLU accuracy (bench/nlu.sh), few-shot workspaces and calibration (bench/fewshot.py) and parse speed
+##        (bench/speed.sh); results in bench/out/
 bench: setup bench-setup
 	$(SWIFT) build -c release $(STRICT)
-	status=0; bash bench/nlu.sh || status=1; bash bench/speed.sh || status=1; exit $$status
+	status=0; bash bench/nlu.sh || status=1; python3 bench/fewshot.py || status=1; bash bench/speed.sh || status=1; exit $$status
 
 ## bench-speech: the speech-to-intent benchmark in kitchen noise, Hark next to PocketSphinx 5.1.1 (~40 min on 2 cores);
 ## add the kitchen-adapted model first with `bash scripts/adapt-model.sh` (docs/model-adaptation.md)
