@@ -16,8 +16,9 @@ its own held-out sentences (right or wrong, by what the classifier picked) and s
   - Cross-domain sentences: Snips training sentences for the Watson and home workspaces, Watson and home
     examples for the Snips ones.
 Each workspace weighs the same in the fit, its in-scope and out-of-scope halves equally: no one data set decides.
-The fit is an L2-regularised logistic regression (Newton's method) on ConfidenceEvidence.features; it prints the
-coefficients as the Swift literal to paste, and the fit data's ECE and reliability table.
+The fit is an L2-regularised logistic regression (Newton's method) on ConfidenceEvidence.features, which
+`hark eval --cases-out` writes with each case (names and order as Swift has them); it prints the coefficients as
+the Swift literal to paste, and the fit data's ECE and reliability table.
 """
 import argparse
 import json
@@ -29,22 +30,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harklib  # noqa: E402
 import fewshotlib as fs  # noqa: E402
-
-FEATURES = ["bias", "classifier_logit", "known", "entity_words", "system_entity_words", "unknown_common",
-            "unknown_rare", "unknown_x_openness", "all_known", "log_examples_per_intent", "top_intent_words",
-            "unknown_runs", "first_content_known", "classifier_margin", "unknown_x_log_examples"]
-
-
-def features(ev):
-    """The same vector as ConfidenceEvidence.features in Swift."""
-    p = min(max(ev["classifier_top"], 1e-4), 1 - 1e-4)
-    unknown = ev["unknown_common"] + ev["unknown_rare"]
-    return [1.0, math.log(p / (1 - p)), min(ev["known"], 6), min(ev["entity_words"], 4),
-            min(ev["system_entity_words"], 4), ev["unknown_common"], ev["unknown_rare"], unknown * ev["openness"],
-            1.0 if unknown == 0 else 0.0, math.log(max(ev["examples_per_intent"], 1)), min(ev["top_intent_words"], 4),
-            ev["unknown_runs"], ev["first_content_known"], min(math.log(p / max(ev["classifier_second"], 1e-4)), 8),
-            unknown * math.log(max(ev["examples_per_intent"], 1))]
-
 
 def tasks(seed):
     """Yield (tag, workspace, cases) for every fitting workspace."""
@@ -110,6 +95,7 @@ IN_SCOPE_SHARE = 0.75
 
 def collect(seed, out):
     rows = []  # (features, right, weight, tag, in_scope)
+    names = None
     for tag, w, cases in tasks(seed):
         _, outcomes = fs.run_eval(w, cases, out, tag, outcomes=True)
         n_in = sum(1 for o in outcomes if o["expected"] is not None)
@@ -117,9 +103,11 @@ def collect(seed, out):
         for o in outcomes:
             in_scope = o["expected"] is not None
             weight = (IN_SCOPE_SHARE / n_in) if in_scope else ((1 - IN_SCOPE_SHARE) / n_out)
-            rows.append((features(o["evidence"]), 1.0 if in_scope and o["top"] == o["expected"] else 0.0, weight, tag, in_scope))
+            if names is None:
+                names = list(o["features"])
+            rows.append(([o["features"][n] for n in names], 1.0 if in_scope and o["top"] == o["expected"] else 0.0, weight, tag, in_scope))
         print(f"fit: {tag}: {n_in} in scope, {n_out} out of scope", file=sys.stderr)
-    return rows
+    return names, rows
 
 
 def fit(rows, l2):
@@ -160,10 +148,10 @@ def main():
     parser.add_argument("--l2", type=float, default=1e-3)
     parser.add_argument("--out", default=os.path.join(harklib.OUT, "fit"))
     args = parser.parse_args()
-    rows = collect(args.seed, args.out)
+    names, rows = collect(args.seed, args.out)
     beta = fit(rows, args.l2)
     conf = [1 / (1 + math.exp(-sum(b * f for b, f in zip(beta, r[0])))) for r in rows]
-    for name, b in zip(FEATURES, beta):
+    for name, b in zip(names, beta):
         print(f"  {name:26s} {b:+.4f}")
     print("static let coefficients: [Double] = [" + ", ".join(f"{b:.4f}" for b in beta) + "]")
     for label, keep in (("in scope", lambda r: r[4]), ("all", lambda r: True)):
@@ -174,7 +162,7 @@ def main():
             if b[0]:
                 print(f"  {k / 10:.1f}-{(k + 1) / 10:.1f}  {b[0]:6d}  conf {b[1] / b[0]:.3f}  acc {b[2] / b[0]:.3f}")
     harklib.write_json(os.path.join(args.out, "coefficients.json"),
-                       {"features": FEATURES, "coefficients": list(beta), "seed": args.seed, "l2": args.l2,
+                       {"features": names, "coefficients": list(beta), "seed": args.seed, "l2": args.l2,
                         "cases": len(rows), "provenance": harklib.provenance()})
 
 

@@ -111,6 +111,8 @@ public struct EvaluationReport: Sendable {
             .object(JSONObject([
                 ("text", .string(text)), ("expected", expected.map(JSONValue.string) ?? .null), ("top", top.map(JSONValue.string) ?? .null),
                 ("confidence", EvaluationReport.r4(confidence)), ("evidence", evidence.json),
+                // The model's inputs exactly as `ConfidenceModel` sees them, so the fit never re-derives them.
+                ("features", .object(JSONObject(zip(ConfidenceEvidence.featureNames, evidence.features.map { JSONValue.number($0) }).map { ($0, $1) }))),
             ]))
         }
     }

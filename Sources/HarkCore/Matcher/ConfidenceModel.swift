@@ -84,7 +84,9 @@ public struct ConfidenceEvidence: Sendable, Equatable {
 /// sentences given 0.8, about eight in ten got the right intent, whether the workspace has five examples an
 /// intent or three hundred.
 public enum ConfidenceModel {
-    /// `bench/fit_confidence.py` prints these (see docs/language-engine.md for the run that made them).
+    /// `bench/fit_confidence.py` prints these (see docs/language-engine.md for the run that made them). They were
+    /// fitted from `hark eval --cases-out` evidence whose classifier probabilities were rounded to four decimals;
+    /// the script now reads the unrounded features and prints values that differ from these in the fourth decimal.
     static let coefficients: [Double] = [-0.7441, 0.2286, 0.1154, 0.1324, -0.1047, -0.4759, -0.2428, 0.9200, -0.4337, 0.0402, 0.8565, -0.1726, 0.0539, 0.6021, -0.0924]
 
     public static func confidence(_ evidence: ConfidenceEvidence) -> Double {

@@ -89,7 +89,7 @@ public struct Matcher: Sendable {
         // from it); only system entities (numbers, dates, times) explain words on their own.
         let heldOutRates = exampleTokens.map { tokens, entities in
             let system = entities.filter { $0.entity.hasPrefix("sys-") }
-            return Self.unknownRate(tokens: tokens, entities: system) { df[$0, default: 0] >= 2 }.rate
+            return Self.unknownRate(tokens: tokens, entities: system) { df[$0, default: 0] >= 2 }
         }.sorted()
         openness = EvaluationReport.percentile(heldOutRates, 0.5)
         examplesPerIntent = workspace.intents.isEmpty ? 0 : Double(exampleTokens.count) / Double(workspace.intents.count)
@@ -97,23 +97,19 @@ public struct Matcher: Sendable {
 
     static func normalised(_ tokens: [Token]) -> String { tokens.map(\.text).joined(separator: " ") }
 
-    /// The weighted share of words that are unknown, and which they are.
-    static func unknownRate(tokens: [Token], entities: [EntityMatch], isKnown: (String) -> Bool) -> (rate: Double, unknown: [String]) {
+    /// The weighted share of words that are unknown (function words weigh `functionWordWeight`).
+    static func unknownRate(tokens: [Token], entities: [EntityMatch], isKnown: (String) -> Bool) -> Double {
         var total = 0.0
         var missing = 0.0
-        var unknown: [String] = []
         var e = 0
         for t in tokens {
             while e < entities.count, entities[e].end <= t.start { e += 1 }
             let covered = entities[e...].contains { $0.start <= t.start && t.end <= $0.end }
             let weight = Tokenizer.functionWords.contains(t.text) ? functionWordWeight : 1
             total += weight
-            if !covered, !isKnown(t.stem) {
-                missing += weight
-                unknown.append(t.text)
-            }
+            if !covered, !isKnown(t.stem) { missing += weight }
         }
-        return (total > 0 ? missing / total : 0, unknown)
+        return total > 0 ? missing / total : 0
     }
 
     /// Sorts each word of the input (see `ConfidenceEvidence`) and lists the words no example uses.
@@ -216,7 +212,7 @@ public struct MatchExplanation: Sendable {
     public var understanding: Understanding
     public var tokens: [String]
     public var features: [Feature]
-    /// Softmax output before coverage and exact-match adjustments (includes `#irrelevant` if trained).
+    /// Softmax output before calibration and exact-match adjustments (includes `#irrelevant` if trained).
     public var classifierProbabilities: [String: Double]
     public var unknownWords: [String]
     /// What the calibration saw, and the top intent's confidence it gave (before the exact-match rules).
