@@ -3,7 +3,7 @@ import Foundation
 
 /// alsa-lib's global configuration plus one extra file (an asoundrc), loaded without touching the
 /// environment, so a program or a test can define its own PCMs (such as the `file` plugin recipe in
-/// FINDINGS.md) and open them by name. The tree is deleted in `deinit`.
+/// docs/measurements.md) and open them by name. The tree is deleted in `deinit`.
 /// The corresponding C functions are `snd_config_update_ref`, `snd_config_copy`, `snd_config_load` and
 /// `snd_config_delete`.
 final class ALSAConfiguration {

@@ -19,7 +19,8 @@ import Foundation
 ///   not start an utterance.
 ///
 /// It ends on silence only, after `trailingSilence` (0.8 s by default): speakers pause mid-sentence, and
-/// cutting at a 0.3–0.5 s pause hands the recogniser half a command (FINDINGS.md measured 0.600 vs 0.961).
+/// cutting at a 0.3–0.5 s pause hands the recogniser half a command (docs/measurements.md,
+/// "Whole utterances": 0.600 vs 0.961).
 public final class Endpointer {
     /// Tuning, all in seconds or decibels. The defaults suit 16 kHz speech commands.
     public struct Configuration: Sendable, Equatable {

@@ -7,8 +7,9 @@ import CSpeexDSP
 /// processed audio it has, keeping the rest of a frame for the next call. `flush()` returns that rest at
 /// the end of the stream, so every sample fed in comes out exactly once, in order.
 ///
-/// Spectral subtraction can hurt recognition (FINDINGS.md: sox `noisered` destroyed accuracy): measure on
-/// the speech benchmark before turning it on in front of the recogniser.
+/// Spectral subtraction can hurt recognition (docs/measurements.md: sox `noisered` destroyed accuracy, and
+/// this suppressor lost some too, docs/speech.md): measure on the speech benchmark before turning it on in
+/// front of the recogniser.
 /// The corresponding C functions are `speex_preprocess_state_init`, `speex_preprocess_ctl`,
 /// `speex_preprocess_run` and `speex_preprocess_state_destroy`.
 public final class NoiseSuppressor {

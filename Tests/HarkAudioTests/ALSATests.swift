@@ -3,7 +3,8 @@ import Foundation
 @testable import HarkAudio
 
 /// Real alsa-lib capture and playback with no sound card: the `file` PCM plugin over a `null` slave
-/// (FINDINGS.md), defined in a temporary asoundrc passed as `configFile:` so no environment is needed.
+/// (docs/measurements.md, "Audio without a sound card"), defined in a temporary asoundrc passed as
+/// `configFile:` so no environment is needed.
 @Suite struct ALSATests {
     /// A temporary asoundrc defining `harkmic` (reads `input`) and `harkspk` (writes `output` as WAV).
     static func configuration(in dir: URL, input: String, output: String) throws -> String {

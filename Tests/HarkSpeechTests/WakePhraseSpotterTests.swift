@@ -12,11 +12,11 @@ struct WakePhraseSpotterTests {
         do { return try WakeSettings.load(from: WakeSettingsTests.shipped) } catch { fatalError("\(error)") }
     }()
     static let flite = "/usr/bin/flite"
-    /// eSpeak NG's voice is far from the speakers the acoustic model learnt from (FINDINGS.md: keyphrase
-    /// spotting found 0/12 eSpeak NG clips): in a stream of a few sentences its "hey hark" scored 1e-29 to
-    /// 1e-36 with weakest-word margins of -2.1 to -4.5, below the shipped thresholds, which are set for
-    /// real and flite voices (docs/wake-phrase.md). So eSpeak NG streams are heard with looser thresholds;
-    /// the chit-chat in the same stream must still wake nothing.
+    /// eSpeak NG's voice is far from the speakers the acoustic model learnt from (docs/measurements.md,
+    /// "Keyphrase spotting and synthetic voices": 0/12 eSpeak NG clips spotted): in a stream of a few
+    /// sentences its "hey hark" scored 1e-29 to 1e-36 with weakest-word margins of -2.1 to -4.5, below the
+    /// shipped thresholds, which are set for real and flite voices (docs/wake-phrase.md). So eSpeak NG
+    /// streams are heard with looser thresholds; the chit-chat in the same stream must still wake nothing.
     static let eSpeakSettings: WakeSettings = {
         var loose = settings
         loose.keyphraseThreshold = 1e-45

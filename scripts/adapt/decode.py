@@ -5,7 +5,7 @@ usage: decode.py --wavdir DIR --digits 4567 --out RESULTS.jsonl [--hmm DIR] [--m
                  [--fsgdir DIR]  (per-clip FSG <id>.fsg instead of one grammar: forced transcripts)
 
 Whole-utterance decoding (`pocketsphinx_batch`, `-cmn batch` as the model's feat.params says) with the
-wide beams of docs FINDINGS (`-beam 1e-80 -pbeam 1e-80 -wbeam 1e-50`). One JSON line per clip:
+wide beams of docs/measurements.md (`-beam 1e-80 -pbeam 1e-80 -wbeam 1e-50`). One JSON line per clip:
 {"file", "intent", "slots", "transcript"}; the intent is orderDrink whenever the closed grammar gives a
 hypothesis. Prints `accepted K/N = R` by the upstream rule (score.py) over the selected clips.
 """

@@ -55,8 +55,8 @@ public struct RecognitionOptions: Sendable, Equatable {
         public static let standard = NoisyDecoding(threshold: 20, decoderArguments: ["-topn": "32", "-pip": "2"])
     }
 
-    /// Beams wide enough that noisy speech still reaches the end of the grammar (FINDINGS.md: the defaults
-    /// lose hypotheses at 6 dB), with the cost still well under real time for a command grammar.
+    /// Beams wide enough that noisy speech still reaches the end of the grammar (docs/measurements.md, "Wide
+    /// beams": the defaults lose hypotheses at 6 dB), with the cost still well under real time for a command grammar.
     public static let defaultDecoderArguments: [String: String] = [
         "-beam": "1e-80", "-pbeam": "1e-80", "-wbeam": "1e-50",
     ]

@@ -7,7 +7,8 @@ import HarkCore
 /// pass over the same audio.
 ///
 /// Feed one utterance at a time: `startUtterance()`, `process(_:)` as audio arrives, `finishUtterance()`.
-/// Decode whole utterances: splitting at pauses forces each piece into a whole command (FINDINGS.md).
+/// Decode whole utterances: splitting at pauses forces each piece into a whole command
+/// (docs/measurements.md, "Whole utterances").
 /// Not Sendable: it owns a C decoder; keep it on one thread or actor.
 public final class SpeechRecognizer {
     public let options: RecognitionOptions

@@ -3,7 +3,7 @@ import Foundation
 
 /// The one eSpeak NG of this process: initialisation, exclusive access, voices and the synthesis callback.
 ///
-/// eSpeak NG keeps all its state in process globals (FINDINGS.md): one selected voice, one parameter set,
+/// eSpeak NG keeps all its state in process globals (docs/measurements.md): one selected voice, one parameter set,
 /// one synthesis callback. Two callers interleaving `espeak_ng_SetVoiceByName` and `espeak_ng_Synthesize`
 /// would speak with each other's voice, so every use runs inside `withEngine`, which holds one lock for the
 /// whole job; callers select their voice and parameters inside it, every time.

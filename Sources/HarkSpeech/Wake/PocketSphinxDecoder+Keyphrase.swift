@@ -15,7 +15,7 @@ extension PocketSphinxDecoder {
     /// Adds a keyphrase search called `name` spotting `phrase`. The search reads its threshold, delay and
     /// beam from the decoder's configuration when it is created, so they are set there for that moment only:
     /// the grammar and phone-loop searches of the same decoder keep their own. Every word of `phrase` must
-    /// be in the dictionary: 5prealpha accepts an unknown word silently and then never fires (FINDINGS.md).
+    /// be in the dictionary: 5prealpha accepts an unknown word silently and then never fires (docs/measurements.md).
     /// The corresponding C functions are `ps_set_keyphrase` and `cmd_ln_set_float_r`.
     func addKeyphrase(name: String, phrase: String, threshold: Double, delayFrames: Int, beam: Double) throws(PocketSphinxError) {
         for word in phrase.split(separator: " ") where pronunciation(of: String(word)) == nil {
