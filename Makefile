@@ -14,7 +14,7 @@ WORKSPACE ?= Intents/home.json
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
-	bash scripts/setup.sh
+	bash scripts/setup.sh </dev/null
 
 ## build: debug build, warnings are errors
 build: setup
@@ -45,9 +45,11 @@ hwtest:
 	bash scripts/hwlane/run.sh $(if $(ONLY),--only $(ONLY))
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
-##      where the machine has no microphone, GPIO or camera; the first line says which)
+##      where the machine has no microphone, GPIO or camera; the first line says which). Standard input from
+##      a pipe or a file is typed turns, and the run ends with it: printf 'turn on the light\n' | make run
+# Only hark reads standard input (setup's apt-get and the build get /dev/null), so piped turns reach it.
 run: setup
-	$(SWIFT) build -c release $(STRICT)
+	$(SWIFT) build -c release $(STRICT) </dev/null
 	$(HARK) run --workspace $(WORKSPACE)
 
 ## release: optimised binary with the Swift runtime linked in (needs only glibc and the C libraries), stripped

@@ -17,7 +17,8 @@ enum RunCommand: Command {
         The always-on loop: idle → listening (LED on, a beep) → understanding → speaking and acting → idle,
         or straight back to listening while the dialog waits for an answer. Turns start with the wake
         phrase, the push-to-talk button, a typed line on the console (Enter alone = listen; `/pair` shows
-        and says a pairing code for the web page). Every turn,
+        and says a pairing code for the web page). Standard input from a pipe or a file is typed lines too
+        (`printf 'turn on the light\n' | hark run`): without a microphone the run ends with it. Every turn,
         device change, picture and error goes to the event log (`hark events`). Missing hardware is
         simulated when the machine has none, and the first line says so. SIGINT/SIGTERM stop cleanly.
           --config FILE     configuration (JSON, `//` comments; every field has a default: deploy/hark.json)
@@ -32,8 +33,9 @@ enum RunCommand: Command {
           --fast            with --input: as fast as the machine can go, not in real time
           --wake            with --input: turns start only after the wake phrase, as with a microphone
           --output FILE.wav the speaker's audio (earcons and replies) to a file instead of ALSA
-          --console         read typed turns from standard input even when it is not a terminal; the run
-                            ends with the input when there is no audio input
+          --console         read typed turns from standard input whatever it is (a terminal, a pipe or a
+                            file need no flag; /dev/null, as under systemd, is otherwise not read); the
+                            run ends with the input when there is no audio input
           --seed N          seed for random reply variations
           --port N          serve the web page and API on port N (default: the configuration's, 8080)
           --no-server       do not start the web page and API
@@ -113,7 +115,11 @@ enum RunCommand: Command {
         }
 
         let interactive = isatty(0) == 1
-        let console = interactive || consoleFlag
+        // Lines piped in or redirected from a file are turns, as someone typing `printf … | hark run` expects.
+        // /dev/null (systemd's default standard input) or a closed descriptor is not a console: its immediate
+        // end of input would otherwise end an appliance that has no microphone.
+        let piped = StandardInput.isPipeOrFile
+        let console = interactive || consoleFlag || piped
         let simulatedGPIO = devices.simulated.contains { $0 != "camera" }
         let simulatedCamera = devices.simulated.contains("camera")
         if simulatedGPIO && configuration.simulate == .auto { missing.append("GPIO chip") }
@@ -129,7 +135,13 @@ enum RunCommand: Command {
         } else if audio != nil {
             ways.append(mode == .wake ? "say the wake phrase" : "press the button")
         }
-        if audio == nil { ways.append(console ? "type a request" : "no console: waiting for a signal") }
+        if audio == nil {
+            if !console {
+                ways.append("no console: waiting for a signal")
+            } else {
+                ways.append(piped && !interactive ? "requests from standard input" : "type a request")
+            }
+        }
         if speaker == nil { ways.append("replies printed, not spoken") }
         printError(line + (ways.isEmpty ? "" : ": " + ways.joined(separator: "; ")) + ".")
         for detail in details { printError("  \(detail)") }
@@ -199,6 +211,18 @@ final class SignalStop {
     }
 
     func cancel() { for s in sources { s.cancel() } }
+}
+
+/// What standard input is, for deciding whether to read typed turns from it.
+enum StandardInput {
+    /// True when standard input is a pipe or a regular file (`printf … | hark run`, `hark run < turns.txt`);
+    /// false for a terminal, a character device such as /dev/null, a socket, or a closed descriptor.
+    static var isPipeOrFile: Bool {
+        var status = stat()
+        guard fstat(0, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFREG
+    }
 }
 
 /// Reads typed turns from standard input on its own thread: a line is a text turn, an empty line asks

@@ -4,7 +4,7 @@ import HarkCore
 import Testing
 
 /// `hark run` and `hark devices` end to end through the built binary: audio from a file, typed turns on a
-/// pipe, the wake phrase, SIGTERM, and configuration errors.
+/// pipe or from a file, the wake phrase, SIGTERM, and configuration errors.
 @Suite("hark run", .serialized)
 struct RunCLITests {
     static func temporaryDirectory() throws -> URL {
@@ -134,6 +134,87 @@ struct RunCLITests {
         p.terminate()  // SIGTERM
         p.waitUntilExit()
         #expect(p.terminationReason == .exit && p.terminationStatus == 0)
+        let log = try CLITests.hark(["events", "--data", dir.path, "--json", "--kind", "stop"])
+        #expect(Self.texts(try Self.events(log.stdout), "stop") == ["Hark stopped"])
+    }
+
+    /// `hark run ARGS` with `stdin` as its standard input, stopped by SIGTERM after `limit` seconds (`timeout`
+    /// exits 124 then): a run that waits for a signal instead of ending with its input fails, never hangs.
+    static func run(_ args: [String], stdin: FileHandle, limit: Int = 120) throws -> CLITests.Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = [String(limit), CLITests.binary.path, "run"] + args
+        p.currentDirectoryURL = CLITests.root
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = stdin
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return CLITests.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    @Test("standard input from a pipe or a file is typed turns without --console; the run ends with it", arguments: ["pipe", "file"])
+    func pipedWithoutConsoleFlag(kind: String) throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lines = "turn on the light\nis the light on?\nturn off the light\nquit\n"
+        let stdin: FileHandle
+        if kind == "file" {
+            let file = dir.appendingPathComponent("turns.txt")
+            try lines.write(to: file, atomically: true, encoding: .utf8)
+            stdin = try FileHandle(forReadingFrom: file)
+        } else {
+            let pipe = Pipe()
+            pipe.fileHandleForWriting.write(Data(lines.utf8))  // well under a pipe's buffer
+            try pipe.fileHandleForWriting.close()
+            stdin = pipe.fileHandleForReading
+        }
+        let r = try Self.run(["--port", "0", "--simulate", "--events", "--data", dir.appendingPathComponent("data").path, "--seed", "1"], stdin: stdin)
+        try? stdin.close()
+        #expect(r.status == 0, "status \(r.status) (124: still waiting at the time limit): \(r.stderr)")
+        let events = try Self.events(r.stdout)
+        // Every line is a turn, in order, with its context: "quit" is just another sentence, answered by the dialog.
+        #expect(Self.texts(events, "transcript") == ["turn on the light", "is the light on?", "turn off the light", "quit"])
+        let replies = Self.texts(events, "reply")
+        #expect(Array(replies.prefix(3)) == ["Light is on", "The light is on.", "Light is off"])
+        #expect(replies.count == 4 && replies.allSatisfy { !$0.isEmpty }, "\(replies)")
+        #expect(events.filter { $0["kind"] == "action" }.compactMap { $0["command"]?.stringValue } == ["on", "off"])
+        #expect(events.last?["kind"] == "stop" && events.last?["text"] == "Input ended", "\(events.last.map { "\($0)" } ?? "no events")")
+        let first = r.stderr.split(separator: "\n").first { $0.hasPrefix("hark: running") } ?? ""
+        #expect(first.contains("requests from standard input"), "\(r.stderr)")
+    }
+
+    @Test("standard input from /dev/null (systemd's default) is not a console: the appliance runs until SIGTERM")
+    func devNullWaitsForASignal() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = Process()
+        p.executableURL = CLITests.binary
+        p.arguments = ["run", "--port", "0", "--simulate", "--data", dir.path]
+        p.currentDirectoryURL = CLITests.root
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        // Wait until the loop is running (its start event is in the log), then stop it the way systemd does.
+        var started = false
+        for _ in 0..<400 where !started {
+            Thread.sleep(forTimeInterval: 0.05)
+            let log = try CLITests.hark(["events", "--data", dir.path, "--json", "--kind", "start"])
+            started = log.status == 0 && log.stdout.contains("Hark is running")
+        }
+        #expect(started)
+        p.terminate()  // SIGTERM; harmless if it has already exited
+        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "\(e)")
+        #expect(e.contains("no console: waiting for a signal"), "\(e)")
+        // Stopped by the signal, not ended by the empty input.
         let log = try CLITests.hark(["events", "--data", dir.path, "--json", "--kind", "stop"])
         #expect(Self.texts(try Self.events(log.stdout), "stop") == ["Hark stopped"])
     }
