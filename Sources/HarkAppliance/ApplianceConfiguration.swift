@@ -119,7 +119,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public func resolve(_ path: String) -> URL {
         if path.hasPrefix("/") { return URL(fileURLWithPath: path) }
         if path.hasPrefix("~/") {
-            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(path.dropFirst(2)))
+            return DataDirectory.home(environment: ProcessInfo.processInfo.environment).appendingPathComponent(String(path.dropFirst(2)))
         }
         let base = source?.deletingLastPathComponent() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(path).standardizedFileURL
