@@ -1,0 +1,14 @@
+import Dispatch
+
+/// What the service thread knows about one accepted network connection for the connection limits.
+struct LWSPeer {
+    /// The client's address group (`AddressGroup`): limits count per group.
+    var group: String
+    /// Since when it has had no request in progress (accepted and silent, or kept alive between requests);
+    /// nil while a request or WebSocket is using it. The longest-idle connection is pushed out first.
+    var idleSince: DispatchTime?
+    /// No request head has arrived yet: it must arrive within the request timeout of the accept.
+    var awaitingFirstHead: Bool
+    /// Already told to close (pushed out or too slow); no longer counted.
+    var evicted = false
+}
