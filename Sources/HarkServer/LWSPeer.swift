@@ -7,8 +7,6 @@ struct LWSPeer {
     /// Since when it has had no request in progress (accepted and silent, or kept alive between requests);
     /// nil while a request or WebSocket is using it. The longest-idle connection is pushed out first.
     var idleSince: DispatchTime?
-    /// No request head has arrived yet: it must arrive within the request timeout of the accept.
-    var awaitingFirstHead: Bool
-    /// Already told to close (pushed out or too slow); no longer counted.
+    /// Already told to close (pushed out); no longer counted.
     var evicted = false
 }

@@ -23,8 +23,6 @@ final class LWSServer: @unchecked Sendable {
     private var network: [OpaquePointer: LWSPeer] = [:]
     /// Accepted WebSockets (HTTP/2 streams included) and their client's address group.
     private var webSockets: [OpaquePointer: String] = [:]
-    /// When the connections were last swept for ones that have not sent their head in time.
-    private var lastSweep = DispatchTime.now()
     private var nextSerial: UInt64 = 1
     private var stopDeadline: DispatchTime?
 
@@ -82,15 +80,8 @@ final class LWSServer: @unchecked Sendable {
     /// connection). Call on the thread that is to be the service thread.
     func serve() {
         guard let server, let context = clws_server_context(server) else { return }
-        // lws sleeps until an event: wake it every second so slow heads are swept even when nothing happens.
-        let ticker = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hark.http.ticker"))
-        ticker.schedule(deadline: .now() + 1, repeating: 1)
-        ticker.setEventHandler { [wakeup] in wakeup.kick() }
-        ticker.resume()
-        defer { ticker.cancel() }
         while true {
             if lws_service(context, 0) < 0 { break }
-            sweepSlowHeads()
             if let deadline = stopDeadline {
                 let busy = !bySerial.isEmpty
                 if !busy || DispatchTime.now() >= deadline { break }
@@ -182,7 +173,7 @@ final class LWSServer: @unchecked Sendable {
         var address = [CChar](repeating: 0, count: 64)
         clws_peer_address(wsi, &address, address.count)
         let group = AddressGroup.of(Self.plainAddress(String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
-        network[wsi] = LWSPeer(group: group, idleSince: .now(), awaitingFirstHead: true)
+        network[wsi] = LWSPeer(group: group, idleSince: .now())
         let live = network.values.filter { !$0.evicted }
         if live.filter({ $0.group == group }).count > configuration.maxConnectionsPerAddress {
             evictIdle(in: group, except: wsi)
@@ -205,26 +196,10 @@ final class LWSServer: @unchecked Sendable {
         return true
     }
 
-    /// Closes connections whose first request head is not complete `requestTimeoutSeconds` after they were
-    /// accepted, however steadily they trickle it (lws restarts its own clock on every byte).
-    private func sweepSlowHeads() {
-        let now = DispatchTime.now()
-        guard now >= lastSweep + .milliseconds(500) else { return }
-        lastSweep = now
-        let deadline = DispatchTimeInterval.seconds(configuration.requestTimeoutSeconds)
-        for (wsi, peer) in network where peer.awaitingFirstHead && !peer.evicted {
-            if let since = peer.idleSince, now >= since + deadline {
-                network[wsi]?.evicted = true
-                clws_kill(wsi)
-            }
-        }
-    }
-
     /// A request head arrived on `wsi` (a connection, or an HTTP/2 stream of one): it is busy, not idle.
     private func markBusy(_ wsi: OpaquePointer) {
         let networkWSI = lws_get_network_wsi(wsi) ?? wsi
         network[networkWSI]?.idleSince = nil
-        network[networkWSI]?.awaitingFirstHead = false
     }
 
     /// The response on `wsi` is complete; an HTTP/1.1 connection is now idle until its next request.

@@ -47,8 +47,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Headers added to every response that does not set them itself (`standardSecurityHeaders`).
     public var securityHeaders: [String: String]
     /// Seconds a client may take to send its headers or its body, or to accept the response: slow clients
-    /// (slowloris) are disconnected after it. A new connection's first request head must be complete within
-    /// it, however the bytes trickle in.
+    /// (slowloris) are disconnected after it (for a request head lws counts it from the start, not per read,
+    /// so trickling a header line now and then does not extend it).
     public var requestTimeoutSeconds: Int
     /// Seconds an idle keep-alive connection is kept open between requests.
     public var keepAliveSeconds: Int
