@@ -120,6 +120,7 @@ final class LWSServer: @unchecked Sendable {
             connections[wsi] = nil
             admit(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
+            streamGone(wsi)
             network[wsi] = nil
             webSockets[wsi] = nil
             forget(wsi)
@@ -200,12 +201,29 @@ final class LWSServer: @unchecked Sendable {
     private func markBusy(_ wsi: OpaquePointer) {
         let networkWSI = lws_get_network_wsi(wsi) ?? wsi
         network[networkWSI]?.idleSince = nil
+        if networkWSI != wsi { network[networkWSI]?.streams.insert(wsi) }
     }
 
-    /// The response on `wsi` is complete; an HTTP/1.1 connection is now idle until its next request.
+    /// The response on `wsi` is complete: an HTTP/1.1 connection is now idle until its next request, an
+    /// HTTP/2 one once its last stream is done.
     private func markIdle(_ wsi: OpaquePointer) {
-        guard clws_is_http2(wsi) == 0 else { return }
-        network[wsi]?.idleSince = .now()
+        guard let networkWSI = lws_get_network_wsi(wsi), networkWSI != wsi else {
+            network[wsi]?.idleSince = .now()
+            return
+        }
+        endStream(wsi, of: networkWSI)
+    }
+
+    /// An HTTP/2 stream (a request or a WebSocket) finished or closed.
+    private func endStream(_ stream: OpaquePointer, of networkWSI: OpaquePointer) {
+        guard var peer = network[networkWSI], peer.streams.remove(stream) != nil else { return }
+        if peer.streams.isEmpty { peer.idleSince = .now() }
+        network[networkWSI] = peer
+    }
+
+    /// `wsi` is going away: if it was an HTTP/2 stream, its connection may now be idle.
+    private func streamGone(_ wsi: OpaquePointer) {
+        if let networkWSI = lws_get_network_wsi(wsi), networkWSI != wsi { endStream(wsi, of: networkWSI) }
     }
 
     private func group(of wsi: OpaquePointer) -> String? {
