@@ -110,17 +110,17 @@ struct ConnectionLimitTests {
     @Test func aSilentWebSocketIsPingedThenClosed() throws {
         var configuration = ServerConfiguration(port: 0)
         configuration.webSocketPingSeconds = 1
-        configuration.webSocketHangupSeconds = 2
+        configuration.webSocketHangupSeconds = 4
         let handler = EchoHandler()
         try withServer(webSocketRouter { handler }, configuration: configuration) { server in
             // Never reads, so never answers the pings.
             let silent = try WebSocketTestClient(port: server.port, path: "/ws/echo", timeout: 0.5)
             #expect(Self.closedByServer(silent.http, within: 20))
             #expect(handler.closedSignal.wait(timeout: .now() + 10) == .success)
-            // One that answers (WebSocketTestClient.receive answers pings) outlives the hangup time.
+            // One that talks (and answers pings: WebSocketTestClient.receive does) outlives the hangup time.
             let lively = try WebSocketTestClient(port: server.port, path: "/ws/echo", timeout: 5)
-            for i in 0..<4 {
-                Thread.sleep(forTimeInterval: 1)
+            for i in 0..<12 {
+                Thread.sleep(forTimeInterval: 0.5)
                 try lively.send(text: "tick \(i)")
                 #expect(try lively.receive() == .text("tick \(i)"))
             }
