@@ -17,12 +17,16 @@ import Foundation
 public struct HostPolicy: Sendable, Equatable {
     /// Allowed names, lower case, IPv6 addresses without brackets.
     public var names: Set<String>
+    /// Also allow the addresses the machine's interfaces have at the moment of the check (`getifaddrs`), so
+    /// an address DHCP hands out after start-up works without a restart.
+    public var interfaceAddresses: Bool
 
-    public init(names: some Sequence<String>) {
+    public init(names: some Sequence<String>, interfaceAddresses: Bool = false) {
         self.names = Set(names.map { $0.lowercased() })
+        self.interfaceAddresses = interfaceAddresses
     }
 
-    /// The machine's own names and addresses, plus `extra`.
+    /// The machine's own names and current addresses, plus `extra`.
     public static func local(extra: [String] = []) -> HostPolicy {
         var names = ["localhost", "127.0.0.1", "::1"] + extra
         let host = ProcessInfo.processInfo.hostName
@@ -31,8 +35,7 @@ public struct HostPolicy: Sendable, Equatable {
             if !host.contains(".") { names.append(host + ".local") }
             names.append(String(host.split(separator: ".").first ?? Substring(host)))
         }
-        names += interfaceAddresses()
-        return HostPolicy(names: names)
+        return HostPolicy(names: names, interfaceAddresses: true)
     }
 
     /// Why `request` may not proceed, or nil when its `Host` and `Origin` are acceptable.
@@ -54,7 +57,11 @@ public struct HostPolicy: Sendable, Equatable {
 
     /// Whether `name` (a host without port) is allowed.
     public func allows(_ name: String) -> Bool {
-        names.contains(Self.bare(name).lowercased())
+        let name = Self.bare(name)
+        if names.contains(name) { return true }
+        // Only something shaped like an address is looked up: a name never matches an interface.
+        guard interfaceAddresses, name.contains(":") || name.allSatisfy({ $0.isNumber || $0 == "." }) else { return false }
+        return Self.currentInterfaceAddresses().contains(name)
     }
 
     /// The host part of a `Host` value: `name`, `name:port`, `[v6]`, `[v6]:port`; nil when malformed.
@@ -76,12 +83,12 @@ public struct HostPolicy: Sendable, Equatable {
         return h.lowercased()
     }
 
-    /// Numeric addresses of every interface (`getifaddrs`), IPv6 zones dropped.
-    static func interfaceAddresses() -> [String] {
+    /// Numeric addresses of every interface (`getifaddrs`), lower case, IPv6 zones dropped.
+    static func currentInterfaceAddresses() -> Set<String> {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }
-        var result: [String] = []
+        var result: Set<String> = []
         var cursor = list
         while let entry = cursor {
             defer { cursor = entry.pointee.ifa_next }
@@ -92,7 +99,7 @@ public struct HostPolicy: Sendable, Equatable {
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
             let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            result.append(String(name.split(separator: "%").first ?? Substring(name)))
+            result.insert(String(name.split(separator: "%").first ?? Substring(name)).lowercased())
         }
         return result
     }
