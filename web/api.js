@@ -56,12 +56,22 @@ export function socketURL(path, token, query = {}) {
   return url.href;
 }
 
-/** A same-origin URL for an `<img src>` or `<a href>` that needs the token. */
-export function authorizedURL(path, token) {
+/**
+ * A `blob:` URL for an `<img src>` or `<a href>` of a same-origin resource that needs the token: fetched with the
+ * token in the Authorization header, never in the URL (where history, logs and Referer would keep it). Resolves
+ * to null for another origin, which never sees the token; rejects with `APIError` when the fetch fails.
+ */
+export async function authorizedBlobURL(path, token) {
   const url = new URL(path, location.href);
-  if (url.origin !== location.origin) return null; // never send the token anywhere else
-  url.searchParams.set('access_token', token);
-  return url.pathname + url.search;
+  if (url.origin !== location.origin) return null;
+  let response;
+  try {
+    response = await fetch(url.pathname + url.search, { headers: { Authorization: `Bearer ${token}` } });
+  } catch (error) {
+    throw new APIError(0, 'unreachable', `The appliance cannot be reached (${error.message}).`);
+  }
+  if (!response.ok) throw new APIError(response.status, `http_${response.status}`, `GET ${url.pathname} failed: HTTP ${response.status}`);
+  return URL.createObjectURL(await response.blob());
 }
 
 /**

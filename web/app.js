@@ -2,7 +2,7 @@
 // the light, kept live by the appliance's event stream. The API is docs/server-api.md; how the page uses it
 // is docs/web.md.
 
-import { APIError, MESSAGE_VERSION, authorizedURL, forgetToken, keepToken, request, socketURL, storedToken } from './api.js';
+import { APIError, MESSAGE_VERSION, authorizedBlobURL, forgetToken, keepToken, request, socketURL, storedToken } from './api.js';
 import { EventStream } from './events.js';
 import { PushToTalk, microphoneAvailability } from './talk.js';
 
@@ -148,8 +148,8 @@ function renderResponse(response, message = addMessage('hark')) {
       }
       message.append(options);
     } else if (item?.response_type === 'image' && typeof item.source === 'string') {
-      const source = authorizedURL(item.source, session.token);
-      if (source) message.append(picture(source, item.title ?? 'Image', item.description));
+      const url = new URL(item.source, location.href);
+      if (url.origin === location.origin) message.append(picture(authorizedBlobURL(item.source, session.token), item.title ?? 'Image', item.description));
       else message.append(element('p', 'text', `[image: ${item.title ?? item.source}]`)); // never fetched from elsewhere
     }
   }
@@ -159,18 +159,23 @@ function renderResponse(response, message = addMessage('hark')) {
   return message;
 }
 
+/** A figure for a picture whose `blob:` URL `source` (a promise, see `authorizedBlobURL`) will give. */
 function picture(source, alt, caption) {
   const figure = element('figure');
   const image = element('img');
-  image.src = source;
   image.alt = alt;
   image.loading = 'eager';
   image.decoding = 'async';
-  image.addEventListener('error', () => figure.replaceChildren(element('p', 'text', `${alt} could not be loaded.`)));
+  const failed = () => figure.replaceChildren(element('p', 'text', `${alt} could not be loaded.`));
+  image.addEventListener('error', failed);
   const link = element('a');
-  link.href = source;
   link.target = '_blank';
   link.rel = 'noopener';
+  source.then((url) => {
+    if (!url) return failed();
+    image.src = url;
+    link.href = url;
+  }, failed);
   link.append(image);
   figure.append(link);
   if (caption) figure.append(element('figcaption', '', caption));
@@ -183,7 +188,7 @@ function showPicture({ id, time, trigger, text }) {
   session.pictures.add(id);
   const when = time ? new Date(time) : new Date();
   const message = addMessage('hark', { text: text ?? 'Picture taken', time: when });
-  const source = authorizedURL(`/api/pictures/${encodeURIComponent(id)}`, session.token);
+  const source = authorizedBlobURL(`/api/pictures/${encodeURIComponent(id)}`, session.token);
   const description = `Picture ${id}${trigger ? ` (${trigger})` : ''}, taken at ${clock(when)}`;
   const figure = picture(source, description);
   figure.querySelector('img').dataset.picture = String(id);
@@ -552,7 +557,11 @@ function setUpChat() {
   });
   ui.light.addEventListener('click', switchLight);
   ui.capture.addEventListener('click', capturePicture);
-  ui.logout.addEventListener('click', () => endSession('Logged out.'));
+  ui.logout.addEventListener('click', () => {
+    // The token stops working on the appliance too (and on every socket it opened), not just in this browser.
+    if (session.token) api('/api/logout', { method: 'POST' }).catch(() => {});
+    endSession('Logged out.');
+  });
   const speakOn = localStorage.getItem(SPEAK_KEY) === 'true';
   ui.speak.setAttribute('aria-pressed', String(speakOn));
   ui.speak.addEventListener('click', () => {

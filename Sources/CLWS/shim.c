@@ -8,9 +8,14 @@
 struct clws_server {
     struct lws_context *context;
     struct lws_vhost *vhost;
-    /* lws keeps pointers into the protocol table for the context's lifetime. */
+    /* lws keeps pointers into the protocol table and the idle policy for the context's lifetime. */
     struct lws_protocols *protocols;
+    lws_retry_bo_t idle_policy;
 };
+
+const char *const clws_tls12_ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                                       "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                                       "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
 
 clws_server *clws_server_create(const struct clws_server_options *options, lws_callback_function *callback,
                                 char *error, size_t error_length) {
@@ -63,6 +68,11 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
     info.max_http_header_data = (unsigned short)options->header_buffer_bytes;
     info.max_http_header_pool = (unsigned short)options->header_buffer_count;
     info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+    if (options->ping_seconds > 0) {
+        server->idle_policy.secs_since_valid_ping = options->ping_seconds;
+        server->idle_policy.secs_since_valid_hangup = options->hangup_seconds;
+        info.retry_and_idle_policy = &server->idle_policy;
+    }
     /* lws 4.1 given an IPv4 address with IPv6 enabled binds [::] (every interface): an IPv4 address must get
        an IPv4 socket, or "127.0.0.1" would serve the whole network. */
     struct in_addr ipv4;
@@ -74,6 +84,8 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
         info.ssl_cert_filepath = options->certificate_path;
         info.ssl_private_key_filepath = options->private_key_path;
         info.alpn = options->alpn;
+        info.ssl_cipher_list = clws_tls12_ciphers;
+        info.ssl_options_set = (long)(SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 | SSL_OP_CIPHER_SERVER_PREFERENCE);
     }
     server->vhost = lws_create_vhost(server->context, &info);
     if (!server->vhost) {
@@ -244,5 +256,9 @@ int clws_write_websocket(struct lws *wsi, const unsigned char *bytes, size_t len
 }
 
 long clws_write_allowance(struct lws *wsi) { return (long)lws_get_peer_write_allowance(wsi); }
+
+void clws_kill(struct lws *wsi) { lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC); }
+
+int clws_token_authority(void) { return WSI_TOKEN_HTTP_COLON_AUTHORITY; }
 
 int clws_is_http2(struct lws *wsi) { return lws_get_network_wsi(wsi) != wsi; }

@@ -100,6 +100,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var serverHost = "127.0.0.1"
     public var serverPort = 8080
     public var serverLAN = false
+    /// More names browsers may use for the server (a DNS name, a reverse proxy's), besides the machine's own
+    /// host name, addresses and localhost: `Host` and `Origin` naming anything else are refused.
+    public var serverHostNames: [String] = []
     /// The user's own certificate and key (PEM); nil = a self-signed pair generated on first run and kept.
     public var certificate: String?
     public var certificateKey: String?
@@ -119,7 +122,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public func resolve(_ path: String) -> URL {
         if path.hasPrefix("/") { return URL(fileURLWithPath: path) }
         if path.hasPrefix("~/") {
-            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(path.dropFirst(2)))
+            return DataDirectory.home(environment: ProcessInfo.processInfo.environment).appendingPathComponent(String(path.dropFirst(2)))
         }
         let base = source?.deletingLastPathComponent() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(path).standardizedFileURL
@@ -216,6 +219,12 @@ extension ApplianceConfiguration {
                     "host": { v, p throws(ConfigurationError) in c.serverHost = try reader.string(v, p) },
                     "port": { v, p throws(ConfigurationError) in c.serverPort = try reader.integer(v, p, in: 0...65_535) },
                     "lan": { v, p throws(ConfigurationError) in c.serverLAN = try reader.bool(v, p) },
+                    "host_names": { v, p throws(ConfigurationError) in
+                        guard let items = v.arrayValue else { throw reader.fail(p, "expected a list of host names, e.g. [\"hark.home.arpa\"]") }
+                        var names: [String] = []
+                        for (i, item) in items.enumerated() { names.append(try reader.string(item, "\(p)[\(i)]")) }
+                        c.serverHostNames = names
+                    },
                     "certificate": { v, p throws(ConfigurationError) in c.certificate = try reader.optionalString(v, p) },
                     "key": { v, p throws(ConfigurationError) in c.certificateKey = try reader.optionalString(v, p) },
                 ])

@@ -33,6 +33,10 @@ public struct ApplianceEvent: Sendable, Equatable {
         case start
         /// The appliance stopped.
         case stop
+        /// Who tried to get in: a pairing or login (successful or failed), a lockout, pairing codes voided
+        /// after too many wrong ones, a logout or revoked token. `data` holds `outcome`, `method`, `client` and,
+        /// when known, `subject` and `token_id`.
+        case auth
     }
 
     /// The envelope members of `json`; a `data` member with one of these names is left out of `json`.

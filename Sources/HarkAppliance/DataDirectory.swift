@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// Where the appliance keeps what it records: `events.sqlite3` (events, turns, picture index) and `pictures/`.
@@ -9,9 +14,24 @@ public struct DataDirectory: Sendable, Equatable {
         self.url = url.standardizedFileURL
     }
 
-    /// `$HARK_DATA`, else `$XDG_DATA_HOME/hark`, else `~/.local/share/hark`, from this process's environment.
+    /// `$HARK_DATA`, else `$XDG_DATA_HOME/hark`, else `$HOME/.local/share/hark`, from this process's environment.
     public static var `default`: DataDirectory {
-        resolve(environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser)
+        let environment = ProcessInfo.processInfo.environment
+        return resolve(environment: environment, home: home(environment: environment))
+    }
+
+    /// The user's home directory as the XDG rule means it: `$HOME` when it is set to an absolute path, else the
+    /// password database's entry for this user. Foundation's `homeDirectoryForCurrentUser` is not used: on
+    /// Linux it reads only the password database, so `HOME=/tmp/h hark run` would still write to the real home.
+    public static func home(environment: [String: String]) -> URL {
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            return URL(fileURLWithPath: home, isDirectory: true)
+        }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+            let path = String(cString: directory)
+            if path.hasPrefix("/") { return URL(fileURLWithPath: path, isDirectory: true) }
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
     }
 
     /// The rule behind `default`, over any environment. Empty variables count as unset; a relative

@@ -223,20 +223,14 @@ public final class EventStore: @unchecked Sendable {
 
     private static func createDirectory(for url: URL) throws(SQLiteError) {
         let directory = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
+        if let problem = PrivateFiles.ensureDirectory(directory) {
             throw SQLiteError(function: "mkdir", code: SQLITE_CANTOPEN,
-                              message: "cannot create the event store's directory \(directory.path): \(Self.reason(error))", path: url.path)
+                              message: "cannot create the event store's directory \(directory.path): \(problem)", path: url.path)
         }
-    }
-
-    private static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return ns.localizedDescription
+        // The file first, 0600, so SQLite's -wal and -shm (which copy its mode) are private too; files an older
+        // Hark left readable are tightened. If that fails, SQLite's own open below says why, naming the file.
+        _ = PrivateFiles.ensureFile(url)
+        for suffix in ["-wal", "-shm", "-journal"] { PrivateFiles.restrict(url.path + suffix) }
     }
 
     private static func userVersion(_ connection: SQLiteConnection) throws(SQLiteError) -> Int {

@@ -60,10 +60,8 @@ public final class PictureStore: @unchecked Sendable {
         self.events = events
         guard limit >= 1 else { throw PictureStoreError(path: directory.path, message: "picture limit must be at least 1, got \(limit)") }
         let fm = FileManager.default
-        do {
-            try fm.createDirectory(at: self.directory, withIntermediateDirectories: true)
-        } catch {
-            throw PictureStoreError(path: self.directory.path, message: "cannot create the pictures directory: \(error.localizedDescription)")
+        if let problem = PrivateFiles.ensureDirectory(self.directory) {
+            throw PictureStoreError(path: self.directory.path, message: "cannot create the pictures directory: \(problem)")
         }
         for name in (try? fm.contentsOfDirectory(atPath: self.directory.path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(Self.temporarySuffix) {
             try? fm.removeItem(at: self.directory.appendingPathComponent(name))
@@ -164,7 +162,7 @@ public final class PictureStore: @unchecked Sendable {
         func failure(_ what: String, _ path: String) -> PictureStoreError {
             PictureStoreError(path: path, message: "\(what): \(String(cString: strerror(errno)))")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, PrivateFiles.fileMode)
         guard fd >= 0 else { throw failure("cannot create the picture file", temporary) }
         let complete = bytes.withUnsafeBytes { buffer -> Bool in
             var rest = buffer[...]

@@ -14,7 +14,7 @@ enum PairCommand: Command {
         accepts it at once. Each code works once.
           --data DIR           the data directory (default $HARK_DATA, else $XDG_DATA_HOME/hark, else
                                ~/.local/share/hark); the auth files are in DIR/auth
-          --lifetime DURATION  how long the code works: 90s, 5m, 1h (default 5m, at most 24h)
+          --lifetime DURATION  how long the code works: 90s, 5m, 1h (default 5m, at most 1h)
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -23,7 +23,7 @@ enum PairCommand: Command {
             ?? AuthService.defaultPairingCodeLifetime
         try args.finish()
         guard lifetime > .zero, lifetime <= AuthService.maximumPairingCodeLifetime else {
-            throw UsageError(message: "--lifetime: must be more than 0s and at most 24h")
+            throw UsageError(message: "--lifetime: must be more than 0s and at most 1h")
         }
 
         let auth = try openAuthService(data: data)

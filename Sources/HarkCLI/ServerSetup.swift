@@ -23,13 +23,16 @@ enum ServerSetup {
     ) throws -> Started {
         let auth: AuthService
         do {
-            auth = try AuthService(directory: dataDirectory.appendingPathComponent("auth"), tokenLifetime: AuthService.defaultTokenLifetime)
+            let recorder = turns.recorder
+            auth = try AuthService(directory: dataDirectory.appendingPathComponent("auth"), tokenLifetime: AuthService.defaultTokenLifetime,
+                                   audit: { audit in recorder.record(.auth, audit.message, Self.eventData(audit)) })
         } catch {
             throw CommandFailure(message: "\(error)", exitCode: 73)
         }
         let listening = recognizer.map { WebListening(recognizer: $0, synthesizer: synthesizer) }
         let openAPI = SpeechCLI.repositoryFile("docs/openapi.json").flatMap { try? [UInt8](Data(contentsOf: $0)) }
-        let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: speak, openAPI: openAPI)
+        let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: speak, openAPI: openAPI,
+                               hosts: .local(extra: configuration.serverHostNames))
         let web = SpeechCLI.repositoryFile("web/index.html").map { StaticFiles(directory: $0.deletingLastPathComponent()) }
         if web == nil { printError("hark: warning: the web page (web/index.html) was not found next to the working directory or the binary: only the API is served") }
 
@@ -61,6 +64,14 @@ enum ServerSetup {
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
         return Started(server: server, url: url, pairingCode: code, auth: auth)
+    }
+
+    /// An `auth` event's data: outcome, method, client, and subject and token id when known.
+    static func eventData(_ audit: AuthAudit) -> JSONObject {
+        var data = JSONObject([("outcome", .string(audit.outcome.rawValue)), ("method", .string(audit.method)), ("client", .string(audit.client))])
+        if let subject = audit.subject { data["subject"] = .string(subject) }
+        if let id = audit.tokenID { data["token_id"] = .string(id) }
+        return data
     }
 
     /// This machine's names for the certificate: its host name, `localhost`, and loopback.

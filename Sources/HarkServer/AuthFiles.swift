@@ -4,22 +4,17 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import HarkAppliance
 
 /// The file handling behind `AuthService`: a private directory, the secret created once with 0600
 /// permissions, JSON files replaced atomically, and a lock file that serialises read-modify-write across
 /// processes (`hark pair` writes codes the running server consumes).
 enum AuthFiles {
-    /// Creates `directory` (mode 0700) if it is missing; fails if the path exists and is not a directory.
+    /// Creates `directory` (mode 0700) if it is missing, tightens it to 0700 if others could enter it; fails if the
+    /// path exists and is not a directory.
     static func ensureDirectory(_ directory: URL) throws(AuthStoreError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw AuthStoreError(subject: directory.path, message: "exists but is not a directory") }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw AuthStoreError(subject: directory.path, message: "could not create the directory: \(error.localizedDescription)")
+        if let problem = PrivateFiles.ensureDirectory(directory) {
+            throw AuthStoreError(subject: directory.path, message: problem == "exists but is not a directory" ? problem : "could not create the directory: \(problem)")
         }
     }
 

@@ -6,8 +6,8 @@ import Synchronization
 /// those tokens on every request. See docs/auth.md for the design.
 ///
 /// Everything it keeps is in one directory (normally `<data>/auth`, `AuthService.directory(in:)`):
-/// `auth-secret` (32 random bytes, mode 0600, the HMAC key of every token), `users.json` (Argon2id hashes)
-/// and `pairing.json` (outstanding codes, hashed). Several instances, in several processes, may share the
+/// `auth-secret` (32 random bytes, mode 0600, the HMAC key of every token), `users.json` (Argon2id hashes),
+/// `pairing.json` (outstanding codes, hashed) and `revoked.json` (ids of tokens logged out or revoked). Several instances, in several processes, may share the
 /// directory: `hark pair` and `hark passwd` change the files under a lock and the server re-reads them on
 /// each attempt.
 ///
@@ -31,8 +31,13 @@ public final class AuthService: Sendable {
     public static let defaultTokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// How long a code from `hark pair` works by default.
     public static let defaultPairingCodeLifetime: Duration = .seconds(5 * 60)
-    /// Longer-lived codes would give guessing more time than the rate limit is designed for.
-    public static let maximumPairingCodeLifetime: Duration = .seconds(24 * 3600)
+    /// Longer-lived codes would give guessing more time than the rate limits are designed for: an hour is
+    /// enough to walk to the appliance and type the code.
+    public static let maximumPairingCodeLifetime: Duration = .seconds(3600)
+    /// Wrong pairing codes, from all addresses together, per `pairingBudgetWindow` before every outstanding
+    /// code is voided (`PairingBudget`).
+    public static let defaultPairingFailureBudget = 20
+    public static let pairingBudgetWindow: Duration = .seconds(3600)
     public static let minimumPasswordLength = 8
     public static let maximumPasswordBytes = 1024
     /// HMAC-SHA256 keys of the hash's own size.
@@ -47,12 +52,16 @@ public final class AuthService: Sendable {
     /// The `iss` claim written into and required of every token.
     public let issuer: String
     public let tokenLifetime: Duration
-    /// Failed pairings and logins per client address.
+    /// Failed pairings and logins per client address (IPv6: per /64, `AddressGroup`).
     public let rateLimiter: RateLimiter
+    /// Told of every issued token, failure, lockout, voiding, logout and revocation (for the event log).
+    public let audit: @Sendable (AuthAudit) -> Void
 
     private let jwt: JWT
     private let pairing: PairingStore
     private let users: AuthUserStore
+    private let revoked: RevokedTokens
+    private let pairingBudget: PairingBudget
     private let now: @Sendable () -> Date
     private let hashing = Mutex<Void>(())
 
@@ -61,9 +70,13 @@ public final class AuthService: Sendable {
     /// - Parameters:
     ///   - tokenLifetime: how long issued tokens last (`AuthService.defaultTokenLifetime` is 30 days).
     ///   - rateLimit: the limits on failed attempts per client.
+    ///   - pairingFailureBudget: wrong pairing codes in all, per hour, before every outstanding code is voided.
     ///   - now: the clock, for tests.
+    ///   - audit: told of each auth event worth logging (`AuthAudit`).
     public init(directory: URL, issuer: String = "hark", tokenLifetime: Duration, rateLimit: RateLimiter.Policy = .standard,
-                now: @escaping @Sendable () -> Date = { Date() }) throws(AuthStoreError) {
+                pairingFailureBudget: Int = AuthService.defaultPairingFailureBudget,
+                now: @escaping @Sendable () -> Date = { Date() },
+                audit: @escaping @Sendable (AuthAudit) -> Void = { _ in }) throws(AuthStoreError) {
         guard tokenLifetime > .zero else { throw AuthStoreError(subject: "token lifetime", message: "must be positive, got \(tokenLifetime)") }
         do { try Sodium.initialize() } catch { throw AuthStoreError(subject: nil, message: error.description) }
         try AuthFiles.ensureDirectory(directory)
@@ -77,7 +90,11 @@ public final class AuthService: Sendable {
         // A key of its own for hashing pairing codes, so no stored value is ever a MAC under the token key.
         self.pairing = PairingStore(directory: directory, key: Sodium.hmacSHA256(Array("hark pairing codes".utf8), key: secret))
         self.users = AuthUserStore(directory: directory)
+        self.revoked = RevokedTokens(directory: directory)
+        self.pairingBudget = PairingBudget(failures: pairingFailureBudget, window: Self.pairingBudgetWindow)
+        self.audit = audit
         try pairing.validate()
+        try revoked.validate()
         _ = try users.load()
     }
 
@@ -87,6 +104,8 @@ public final class AuthService: Sendable {
     public var usersFile: URL { users.file }
     /// `directory/pairing.json`.
     public var pairingFile: URL { pairing.file }
+    /// `directory/revoked.json`.
+    public var revokedFile: URL { revoked.file }
 
     // MARK: Pairing
 
@@ -94,25 +113,68 @@ public final class AuthService: Sendable {
     /// process or any other on the same directory — until `lifetime` has passed.
     public func issuePairingCode(lifetime: Duration) throws(AuthStoreError) -> String {
         guard lifetime > .zero, lifetime <= Self.maximumPairingCodeLifetime else {
-            throw AuthStoreError(subject: "pairing code lifetime", message: "must be more than 0 s and at most 24 h, got \(lifetime)")
+            throw AuthStoreError(subject: "pairing code lifetime", message: "must be more than 0 s and at most 1 h, got \(lifetime)")
         }
         let t = now()
         return try pairing.issue(now: t, expires: t.addingTimeInterval(lifetime.timeInterval))
     }
 
     /// Exchanges a pairing code for a token (subject `device:ID`). The code is consumed: it works once.
-    /// Wrong, used and expired codes are all 401 with the same message; repeated failures from `client` are 429.
+    /// Wrong, used and expired codes are all 401 with the same message; repeated failures from `client` (its
+    /// /64 for IPv6) are 429. Every `pairingFailureBudget`th wrong code in an hour, from whatever address,
+    /// voids all outstanding codes.
     public func pair(code: String, client: String) throws(AuthError) -> IssuedToken {
-        try rateLimiter.attempt(client: client) { () throws(AuthError) -> IssuedToken in
-            let code = code.trimmingCharacters(in: .whitespaces)
-            guard code.count == PairingStore.digits, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw AuthError(.unauthorized, message: "a pairing code is \(PairingStore.digits) digits")
+        let group = AddressGroup.of(client)
+        do {
+            let issued = try rateLimiter.attempt(client: group) { () throws(AuthError) -> IssuedToken in
+                let code = code.trimmingCharacters(in: .whitespaces)
+                guard code.count == PairingStore.digits, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                    throw AuthError(.unauthorized, message: "a pairing code is \(PairingStore.digits) digits")
+                }
+                let accepted: Bool
+                do throws(AuthStoreError) { accepted = try pairing.consume(code, now: now()) } catch { throw AuthError(.internal, message: error.description) }
+                guard accepted else {
+                    if pairingBudget.recordFailure(at: now()) { voidPairingCodes(client: group) }
+                    throw AuthError(.unauthorized, message: "the pairing code is wrong, used or expired")
+                }
+                let device = try randomText(6)
+                return try issue(subject: "device:" + device)
             }
-            let accepted: Bool
-            do throws(AuthStoreError) { accepted = try pairing.consume(code, now: now()) } catch { throw AuthError(.internal, message: error.description) }
-            guard accepted else { throw AuthError(.unauthorized, message: "the pairing code is wrong, used or expired") }
-            let device = try randomText(6)
-            return try issue(subject: "device:" + device)
+            audit(AuthAudit(outcome: .paired, method: "pair", client: group, subject: issued.claims.subject, tokenID: issued.claims.id,
+                            message: "paired \(issued.claims.subject) from \(group)"))
+            return issued
+        } catch {
+            report(error, method: "pair", client: group, subject: nil)
+            throw error
+        }
+    }
+
+    /// Wrong pairing codes counted towards the appliance-wide budget now.
+    public var pairingFailuresCounted: Int { pairingBudget.count(at: now()) }
+
+    private func voidPairingCodes(client: String) {
+        let message: String
+        do throws(AuthStoreError) {
+            let count = try pairing.voidAll()
+            message = "\(pairingBudget.failures) wrong pairing codes within \(Int(Self.pairingBudgetWindow.timeInterval / 60)) minutes: "
+                + "\(count) outstanding code\(count == 1 ? " was" : "s were") voided; make a new one with hark pair"
+        } catch {
+            message = "\(pairingBudget.failures) wrong pairing codes: voiding the outstanding codes failed: \(error)"
+        }
+        audit(AuthAudit(outcome: .codesVoided, method: "pair", client: client, message: message))
+    }
+
+    /// Logs a failed or refused attempt.
+    private func report(_ error: AuthError, method: String, client: String, subject: String?) {
+        switch error.kind {
+        case .unauthorized:
+            audit(AuthAudit(outcome: .failed, method: method, client: client, subject: subject,
+                            message: "failed \(method == "pair" ? "pairing" : "login")\(subject.map { " as \($0)" } ?? "") from \(client): \(error.message)"))
+        case .tooManyRequests(let seconds):
+            audit(AuthAudit(outcome: .lockedOut, method: method, client: client, subject: subject,
+                            message: "\(method == "pair" ? "pairing" : "login") from \(client) refused: locked out for \(seconds) s after repeated failures"))
+        case .internal:
+            break
         }
     }
 
@@ -156,7 +218,22 @@ public final class AuthService: Sendable {
     /// Exchanges a user name and password for a token (subject `user:NAME`). Unknown users cost the same
     /// Argon2id check as known ones and get the same message, so neither timing nor text says who exists.
     public func login(user: String, password: String, client: String) throws(AuthError) -> IssuedToken {
-        try rateLimiter.attempt(client: client) { () throws(AuthError) -> IssuedToken in
+        let group = AddressGroup.of(client)
+        do {
+            let issued = try checkLogin(user: user, password: password, group: group)
+            audit(AuthAudit(outcome: .loggedIn, method: "login", client: group, subject: issued.claims.subject, tokenID: issued.claims.id,
+                            message: "logged in as \(user) from \(group)"))
+            return issued
+        } catch {
+            // The name tried goes into the log only if it is a plausible user name (not a password typed in the wrong box).
+            let shown = (try? Self.checkUserName(user)) != nil ? "user:" + user : nil
+            report(error, method: "login", client: group, subject: shown)
+            throw error
+        }
+    }
+
+    private func checkLogin(user: String, password: String, group: String) throws(AuthError) -> IssuedToken {
+        try rateLimiter.attempt(client: group) { () throws(AuthError) -> IssuedToken in
             let hashes: [String: String]
             do throws(AuthStoreError) { hashes = try users.load() } catch { throw AuthError(.internal, message: error.description) }
             let stored = hashes[user]
@@ -179,14 +256,49 @@ public final class AuthService: Sendable {
     // MARK: Tokens
 
     /// The claims of `token` if it is a well-formed HS256 JWT signed with this directory's secret, issued by
-    /// `issuer` and not expired; otherwise 401 with the reason in `tokenProblem`.
+    /// `issuer`, not expired and not revoked; otherwise 401 with the reason in `tokenProblem` (nil for a
+    /// revoked token).
     public func verify(token: String) throws(AuthError) -> Claims {
+        let claims: Claims
         do {
-            return try jwt.verify(token, issuer: issuer, now: now())
+            claims = try jwt.verify(token, issuer: issuer, now: now())
         } catch {
             throw AuthError(.unauthorized, message: error.description, tokenProblem: error)
         }
+        let isRevoked: Bool
+        do throws(AuthStoreError) { isRevoked = try revoked.contains(claims.id) } catch { throw AuthError(.internal, message: error.description) }
+        if isRevoked { throw AuthError(.unauthorized, message: "the token has been logged out or revoked") }
+        return claims
     }
+
+    /// Makes the token with these claims stop working at once, everywhere (`revoked.json`); its open
+    /// WebSockets close within `CompanionAPI`'s check interval. Returns false if it was revoked already.
+    @discardableResult
+    public func revoke(_ claims: Claims, reason: AuthAudit.Outcome = .revoked, client: String = "") throws(AuthStoreError) -> Bool {
+        let added = try revoked.revoke(id: claims.id, expires: claims.expires, now: now())
+        if added {
+            let what = reason == .loggedOut ? "logged out" : "revoked"
+            audit(AuthAudit(outcome: reason, method: reason == .loggedOut ? "logout" : "revoke", client: AddressGroup.of(client),
+                            subject: claims.subject, tokenID: claims.id, message: "token \(claims.id) of \(claims.subject) \(what)"))
+        }
+        return added
+    }
+
+    /// Revokes a token by its id alone (`jti`, as the event log shows it), until `tokenLifetime` from now —
+    /// no token with that id can outlive that.
+    @discardableResult
+    public func revoke(id: String, client: String = "") throws(AuthStoreError) -> Bool {
+        let t = now()
+        let claims = Claims(issuer: issuer, subject: "token", issuedAt: t, expires: t.addingTimeInterval(tokenLifetime.timeInterval), id: id)
+        let added = try revoked.revoke(id: id, expires: claims.expires, now: t)
+        if added {
+            audit(AuthAudit(outcome: .revoked, method: "revoke", client: AddressGroup.of(client), tokenID: id, message: "token \(id) revoked"))
+        }
+        return added
+    }
+
+    /// The clock this service checks tokens against.
+    public var currentTime: Date { now() }
 
     private func issue(subject: String) throws(AuthError) -> IssuedToken {
         let t = now()

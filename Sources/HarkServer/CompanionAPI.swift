@@ -17,12 +17,21 @@ public final class CompanionAPI: Sendable {
     public let speak: (@Sendable (String) -> Bool)?
     /// `docs/openapi.json`, served at `/api/openapi.json`.
     public let openAPI: [UInt8]?
+    /// The names a browser may reach this server by (`Host`, `Origin`), checked on WebSocket upgrades and on
+    /// pairing, login and logout.
+    public let hosts: HostPolicy
+    /// How often an open WebSocket's token is checked again; it is closed once the token has expired or was
+    /// revoked.
+    public let tokenCheckInterval: Duration
+    /// What one push-to-talk socket may take.
+    public let listenLimits: ListenLimits
 
     var store: EventStore? { turns.recorder.store }
 
     public init(
         turns: TurnRunner, auth: AuthService, pictures: PictureStore?, listening: WebListening?,
-        speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?
+        speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?, hosts: HostPolicy = .local(),
+        tokenCheckInterval: Duration = .seconds(5), listenLimits: ListenLimits = ListenLimits()
     ) {
         self.turns = turns
         self.auth = auth
@@ -30,6 +39,9 @@ public final class CompanionAPI: Sendable {
         self.listening = listening
         self.speak = speak
         self.openAPI = openAPI
+        self.hosts = hosts
+        self.tokenCheckInterval = tokenCheckInterval
+        self.listenLimits = listenLimits
     }
 
     /// Paths that need no token: the page, pairing, login and the API description.
@@ -38,15 +50,21 @@ public final class CompanionAPI: Sendable {
         return p == "/" || p.hasPrefix("/web/") || p == "/favicon.ico" || p == "/api/pair" || p == "/api/login" || p == "/api/openapi.json"
     }
 
-    /// The token of a request: `Authorization: Bearer …`, or `?access_token=` where a browser cannot set
-    /// headers (WebSockets, `<img src>`).
+    /// The token of a request: `Authorization: Bearer …`, or `?access_token=` on a WebSocket upgrade, where a
+    /// browser cannot set headers. Anywhere else a token in the URL is ignored: URLs end up in history, logs
+    /// and `Referer`s, and a 30-day token must not.
     static func token(of request: HTTPRequest) -> String? {
         if let header = request.header("authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
             return ""
         }
-        return request.query["access_token"]
+        return request.isWebSocketUpgrade ? request.query["access_token"] : nil
+    }
+
+    /// Paths a page on another site must not be able to use through the visitor's browser.
+    static func isHostChecked(_ request: HTTPRequest) -> Bool {
+        request.isWebSocketUpgrade || ["/api/pair", "/api/login", "/api/logout"].contains(request.path)
     }
 
     static func response(_ error: AuthError) -> HTTPResponse {
@@ -58,9 +76,17 @@ public final class CompanionAPI: Sendable {
     public func router(staticFiles: StaticFiles?) -> Router {
         var router = Router(staticFiles: staticFiles)
         let auth = auth
+        let hosts = hosts
+        router.before { request in
+            guard Self.isHostChecked(request), let refusal = hosts.refusal(request) else { return nil }
+            return .error(403, code: "forbidden", message: refusal)
+        }
         router.before { request in
             if Self.isPublic(request) { return nil }
             guard let token = Self.token(of: request), !token.isEmpty else {
+                if request.query["access_token"] != nil {
+                    return .error(401, code: "unauthorized", message: "a token in the URL is accepted only on WebSocket upgrades: send it as Authorization: Bearer …")
+                }
                 return .error(401, code: "unauthorized", message: "a token is needed: pair with the code the appliance shows (POST /api/pair) or log in (POST /api/login)")
             }
             do throws(AuthError) {
@@ -84,6 +110,8 @@ public final class CompanionAPI: Sendable {
                 return try auth.login(user: user, password: password, client: request.remoteAddress)
             }
         }
+        router.route("POST", "/api/logout") { request, _ in self.logout(request) }
+        router.route("POST", "/api/tokens/revoke") { request, _ in self.revoke(request) }
         router.route("GET", "/api/openapi.json") { _, _ in
             guard let openAPI = self.openAPI else { return .error(404, code: "not_found", message: "docs/openapi.json was not found next to the binary") }
             return .bytes(200, "application/json", openAPI)
@@ -95,27 +123,50 @@ public final class CompanionAPI: Sendable {
         router.webSocket("/api/events") { request, _ in
             guard let store = self.store else { return .refuse(.error(503, code: "unavailable", message: "this server has no event store")) }
             let since = request.query["since"].flatMap { Int64($0) }
-            return .accept(EventsSocket(store: store, since: since))
+            return .accept(self.tokenBound(EventsSocket(store: store, since: since), request: request))
         }
         router.route("GET", "/api/pictures") { _, _ in self.listPictures() }
         router.route("GET", "/api/pictures/{id}") { _, parameters in self.picture(parameters["id"] ?? "") }
         router.route("GET", "/api/devices") { _, _ in self.devices() }
         router.route("POST", "/api/devices/{name}") { request, parameters in self.command(request, device: parameters["name"] ?? "") }
         router.route("POST", "/api/say") { request, _ in self.say(request) }
-        router.webSocket("/api/listen") { _, _ in
+        router.webSocket("/api/listen") { request, _ in
             guard let listening = self.listening else {
                 return .refuse(.error(503, code: "unavailable", message: "this appliance has no speech recogniser (PocketSphinx model missing)"))
             }
-            return .accept(ListenSocket(listening: listening, turns: self.turns))
+            return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits), request: request))
         }
         return router
     }
 
+    /// `handler`, closed once the upgrade's token expires or is revoked.
+    private func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest) -> any WebSocketHandler {
+        let token = Self.token(of: request) ?? ""
+        let auth = auth
+        return TokenBoundSocket(handler, checkInterval: tokenCheckInterval) {
+            do throws(AuthError) {
+                _ = try auth.verify(token: token)
+                return nil
+            } catch {
+                return error.kind == .unauthorized ? error.message : nil
+            }
+        }
+    }
+
     // MARK: - Handlers
 
-    /// The request's body as a JSON object, or the 400 that says why it is not one.
+    /// The request's body as a JSON object, or the 400 that says why it is not one (415 when it is not
+    /// labelled `Content-Type: application/json`: a form on another site can post `text/plain` here, but a
+    /// browser sends `application/json` across sites only after a CORS preflight, which this server never grants).
     static func jsonBody(_ request: HTTPRequest) -> Result<JSONObject, HTTPResponseError> {
         guard !request.body.isEmpty else { return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "the request needs a JSON body"))) }
+        let type = request.header("content-type") ?? ""
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard mediaType == "application/json" else {
+            return .failure(HTTPResponseError(.error(415, code: "unsupported_media_type",
+                                                     message: type.isEmpty ? "the JSON body needs Content-Type: application/json"
+                                                         : "Content-Type \"\(type)\" is not accepted: send the JSON body as application/json")))
+        }
         do {
             guard let object = try JSONValue.parse(Data(request.body)).objectValue else {
                 return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "the body must be a JSON object")))
@@ -141,6 +192,36 @@ public final class CompanionAPI: Sendable {
                 return .json(200, ["token": .string(token.token), "expires": .string(ApplianceEvent.iso8601(token.expires))])
             } catch {
                 return Self.response(error)
+            }
+        }
+    }
+
+    /// `POST /api/logout`: the request's own token stops working, here and on every open socket.
+    private func logout(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let claims = try auth.verify(token: Self.token(of: request) ?? "")
+            try auth.revoke(claims, reason: .loggedOut, client: request.remoteAddress)
+            return .json(200, ["logged_out": true, "id": .string(claims.id)])
+        } catch let error as AuthError {
+            return Self.response(error)
+        } catch {
+            return .error(500, code: "internal", message: "\(error)")
+        }
+    }
+
+    /// `POST /api/tokens/revoke {"id": "…"}`: the token with that id (`token_id` in `auth` events) stops
+    /// working, e.g. the one given to a phone that was lost.
+    private func revoke(_ request: HTTPRequest) -> HTTPResponse {
+        Self.withJSONBody(request) { body in
+            guard let id = body["id"]?.stringValue, !id.isEmpty, id.count <= 64,
+                  id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) else {
+                return .error(400, code: "bad_request", message: "the body needs \"id\": a token id (the token_id of an auth event, base64url)")
+            }
+            do throws(AuthStoreError) {
+                let added = try auth.revoke(id: id, client: request.remoteAddress)
+                return .json(200, ["revoked": true, "id": .string(id), "already": .bool(!added)])
+            } catch {
+                return .error(500, code: "internal", message: error.description)
             }
         }
     }

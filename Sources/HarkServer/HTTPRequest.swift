@@ -16,6 +16,8 @@ public struct HTTPRequest: Sendable, Equatable {
     public var body: [UInt8]
     /// The peer's numeric IP address ("127.0.0.1", "::1"), empty when unknown.
     public var remoteAddress: String
+    /// True when the router is deciding a WebSocket upgrade (`Router.upgrade`), false for a plain request.
+    public var isWebSocketUpgrade = false
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
                 body: [UInt8] = [], remoteAddress: String = "") {

@@ -56,6 +56,8 @@ struct LWSRequestHead {
             headers[name] = value
             headerBytes += name.utf8.count + value.utf8.count + 4
         }
+        // HTTP/2 carries Host as :authority: the host checks read it as `host` either way.
+        if headers["host"] == nil, let authority = Self.copy(wsi, clws_token_authority()) { headers["host"] = authority }
         var address = [CChar](repeating: 0, count: 64)
         clws_peer_address(wsi, &address, address.count)
         var remote = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

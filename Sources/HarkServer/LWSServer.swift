@@ -20,7 +20,9 @@ final class LWSServer: @unchecked Sendable {
     private var connections: [OpaquePointer: LWSConnection] = [:]
     private var bySerial: [UInt64: LWSConnection] = [:]
     /// Accepted network connections (HTTP/2 streams are not counted: they share one).
-    private var network: Set<OpaquePointer> = []
+    private var network: [OpaquePointer: LWSPeer] = [:]
+    /// Accepted WebSockets (HTTP/2 streams included) and their client's address group.
+    private var webSockets: [OpaquePointer: String] = [:]
     private var nextSerial: UInt64 = 1
     private var stopDeadline: DispatchTime?
 
@@ -56,6 +58,8 @@ final class LWSServer: @unchecked Sendable {
                         options.receive_buffer_bytes = 64 * 1024
                         // Room for every allowed client plus the ones answered 503, the listeners and lws' pipe.
                         options.file_descriptor_limit = UInt32(configuration.maxConnections * 2 + 16)
+                        options.ping_seconds = UInt16(configuration.webSocketPingSeconds)
+                        options.hangup_seconds = UInt16(configuration.webSocketHangupSeconds)
                         options.user = Unmanaged.passUnretained(self).toOpaque()
                         return clws_server_create(&options, lwsCallback, &error, error.count)
                     }
@@ -99,7 +103,8 @@ final class LWSServer: @unchecked Sendable {
         self.server = nil
         connections = [:]
         bySerial = [:]
-        network = []
+        network = [:]
+        webSockets = [:]
     }
 
     // MARK: The callback
@@ -113,9 +118,11 @@ final class LWSServer: @unchecked Sendable {
             connections[wsi] = nil
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
             connections[wsi] = nil
-            network.insert(wsi)
+            admit(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
-            network.remove(wsi)
+            streamGone(wsi)
+            network[wsi] = nil
+            webSockets[wsi] = nil
             forget(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             collectWakeups()
@@ -159,8 +166,93 @@ final class LWSServer: @unchecked Sendable {
         return created
     }
 
+    // MARK: Connection limits
+
+    /// A new network connection: counted under its address group; past the per-address or total limit the
+    /// longest-idle connection (of that group, or of the largest group) is pushed out to make room.
+    private func admit(_ wsi: OpaquePointer) {
+        var address = [CChar](repeating: 0, count: 64)
+        clws_peer_address(wsi, &address, address.count)
+        let group = AddressGroup.of(Self.plainAddress(String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        network[wsi] = LWSPeer(group: group, idleSince: .now())
+        let live = network.values.filter { !$0.evicted }
+        if live.filter({ $0.group == group }).count > configuration.maxConnectionsPerAddress {
+            evictIdle(in: group, except: wsi)
+        } else if live.count > configuration.maxConnections {
+            var sizes: [String: Int] = [:]
+            for peer in live { sizes[peer.group, default: 0] += 1 }
+            // The largest group first: one client hoarding connections makes way before everyone else.
+            for (candidate, _) in sizes.sorted(by: { $0.value > $1.value }) where evictIdle(in: candidate, except: wsi) { return }
+        }
+    }
+
+    /// Pushes out the connection of `group` that has been idle longest; false when none is idle.
+    @discardableResult
+    private func evictIdle(in group: String, except newcomer: OpaquePointer) -> Bool {
+        let victim = network.filter { $0.key != newcomer && $0.value.group == group && $0.value.idleSince != nil && !$0.value.evicted }
+            .min { $0.value.idleSince! < $1.value.idleSince! }
+        guard let victim else { return false }
+        network[victim.key]?.evicted = true
+        clws_kill(victim.key)
+        return true
+    }
+
+    /// A request head arrived on `wsi` (a connection, or an HTTP/2 stream of one): it is busy, not idle.
+    private func markBusy(_ wsi: OpaquePointer) {
+        let networkWSI = lws_get_network_wsi(wsi) ?? wsi
+        network[networkWSI]?.idleSince = nil
+        if networkWSI != wsi { network[networkWSI]?.streams.insert(wsi) }
+    }
+
+    /// The response on `wsi` is complete: an HTTP/1.1 connection is now idle until its next request, an
+    /// HTTP/2 one once its last stream is done.
+    private func markIdle(_ wsi: OpaquePointer) {
+        guard let networkWSI = lws_get_network_wsi(wsi), networkWSI != wsi else {
+            network[wsi]?.idleSince = .now()
+            return
+        }
+        endStream(wsi, of: networkWSI)
+    }
+
+    /// An HTTP/2 stream (a request or a WebSocket) finished or closed.
+    private func endStream(_ stream: OpaquePointer, of networkWSI: OpaquePointer) {
+        guard var peer = network[networkWSI], peer.streams.remove(stream) != nil else { return }
+        if peer.streams.isEmpty { peer.idleSince = .now() }
+        network[networkWSI] = peer
+    }
+
+    /// `wsi` is going away: if it was an HTTP/2 stream, its connection may now be idle.
+    private func streamGone(_ wsi: OpaquePointer) {
+        if let networkWSI = lws_get_network_wsi(wsi), networkWSI != wsi { endStream(wsi, of: networkWSI) }
+    }
+
+    private func group(of wsi: OpaquePointer) -> String? {
+        network[lws_get_network_wsi(wsi) ?? wsi]?.group
+    }
+
+    /// 503 when a WebSocket would take a connection kept for plain requests, or exceed its address's share.
+    private func webSocketRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
+        let webSocketLimit = configuration.maxConnections - configuration.reservedConnections
+        if webSockets.count >= webSocketLimit {
+            return .error(503, code: "unavailable",
+                          message: "too many WebSockets (at most \(webSocketLimit); the rest are kept for the page); try again shortly")
+                .adding(header: "retry-after", value: "5")
+        }
+        if let group = group(of: wsi), webSockets.values.filter({ $0 == group }).count >= configuration.maxWebSocketsPerAddress {
+            return .error(503, code: "unavailable",
+                          message: "too many WebSockets from this address (at most \(configuration.maxWebSocketsPerAddress)); close some first")
+                .adding(header: "retry-after", value: "5")
+        }
+        return nil
+    }
+
+    private static func plainAddress(_ address: String) -> String {
+        address.hasPrefix("::ffff:") && address.contains(".") ? String(address.dropFirst("::ffff:".count)) : address
+    }
+
     /// The connection is closing: report a WebSocket's end to its handler and drop the bookkeeping.
     private func forget(_ wsi: OpaquePointer) {
+        webSockets[wsi] = nil
         guard let connection = connections.removeValue(forKey: wsi) else { return }
         if bySerial[connection.serial] === connection { bySerial[connection.serial] = nil }
         if let socket = connection.socket, let handler = connection.handler, !connection.closedReported {
@@ -184,6 +276,10 @@ final class LWSServer: @unchecked Sendable {
             guard let connection = bySerial[serial], connection.socket != nil else { continue }
             lws_callback_on_writable(connection.wsi)
         }
+        for serial in pending.resume {
+            guard let connection = bySerial[serial], connection.socket != nil else { continue }
+            lws_rx_flow_control(connection.wsi, 1)
+        }
         if pending.stop && stopDeadline == nil {
             // Give WebSockets a proper close (1001 going away) and in-flight requests their answer, briefly.
             stopDeadline = .now() + .seconds(2)
@@ -200,13 +296,14 @@ final class LWSServer: @unchecked Sendable {
 
     private func httpRequest(_ wsi: OpaquePointer) -> Int32 {
         guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
+        markBusy(wsi)
         let connection = connection(wsi)
         connection.beginRequest(serial: newSerial())
         connection.request = head.request
         connection.headOnly = head.request.method == "HEAD"
         bySerial[connection.serial] = connection
 
-        if let refusal = limitRefusal(head) {
+        if let refusal = limitRefusal(head, wsi: wsi) {
             return answer(connection, refusal, close: true)
         }
         if head.hasTransferEncoding {
@@ -243,11 +340,17 @@ final class LWSServer: @unchecked Sendable {
         return 0
     }
 
-    /// 503 past the connection limit, 431 past the header limit: checked before anything else.
-    private func limitRefusal(_ head: LWSRequestHead) -> HTTPResponse? {
-        if network.count > configuration.maxConnections {
+    /// 503 past the connection limits, 431 past the header limit: checked before anything else.
+    private func limitRefusal(_ head: LWSRequestHead, wsi: OpaquePointer) -> HTTPResponse? {
+        let live = network.values.filter { !$0.evicted }
+        if live.count > configuration.maxConnections {
             return .error(503, code: "unavailable",
                           message: "too many connections (at most \(configuration.maxConnections)); try again shortly")
+                .adding(header: "retry-after", value: "1")
+        }
+        if let group = group(of: wsi), live.filter({ $0.group == group }).count > configuration.maxConnectionsPerAddress {
+            return .error(503, code: "unavailable",
+                          message: "too many connections from this address (at most \(configuration.maxConnectionsPerAddress)); try again shortly")
                 .adding(header: "retry-after", value: "1")
         }
         if head.headerBytes > configuration.maxHeaderBytes {
@@ -333,6 +436,7 @@ final class LWSServer: @unchecked Sendable {
         bySerial[connection.serial] = nil
         connection.response = nil
         if connection.closeAfterResponse { return -1 }
+        markIdle(wsi)
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
@@ -341,7 +445,8 @@ final class LWSServer: @unchecked Sendable {
         // A value carrying CR or LF (from user input, say) would let it add headers of its own: strip them, and
         // drop names that are not plain tokens.
         let controls = CharacterSet.controlCharacters
-        var fields = response.headers
+        let headers = response.headers.merging(configuration.securityHeaders) { own, _ in own }
+        var fields = headers
             .filter { $0.key != "content-length" && $0.key != "connection" && !$0.key.isEmpty
                 && $0.key.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 32 && $0 != ":" } }
             .map { (name: $0.key, value: String($0.value.unicodeScalars.filter { !controls.contains($0) || $0 == "\t" })) }
@@ -367,6 +472,7 @@ final class LWSServer: @unchecked Sendable {
     private func confirmUpgrade(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?) -> Int32 {
         let kind = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
         guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
+        markBusy(wsi)
         let connection = connection(wsi)
         let decision: WebSocketUpgrade
         if kind.lowercased() != "websocket" {
@@ -374,7 +480,7 @@ final class LWSServer: @unchecked Sendable {
             // upgrade stalls our asynchronous responses: say so rather than hang. Browsers never ask for h2c.
             decision = .refuse(.error(400, code: "bad_request",
                                       message: "Upgrade: \(kind) is not supported; use HTTP/1.1, or HTTPS for HTTP/2"))
-        } else if let refusal = limitRefusal(head) {
+        } else if let refusal = limitRefusal(head, wsi: wsi) ?? webSocketRefusal(wsi) {
             decision = .refuse(refusal)
         } else {
             decision = router.upgrade(head.request)
@@ -383,6 +489,7 @@ final class LWSServer: @unchecked Sendable {
         case .accept(let handler):
             connection.request = head.request
             connection.handler = handler
+            webSockets[wsi] = group(of: wsi) ?? ""
             return 0
         case .refuse(let response):
             // The upgrade cannot wait for a writeable callback: answer now and hang up (lws: return > 0).
@@ -400,10 +507,13 @@ final class LWSServer: @unchecked Sendable {
     private func filterWebSocket(_ wsi: OpaquePointer) -> Int32 {
         if let known = connections[wsi], known.handler != nil || known.refusal != nil { return 0 }
         guard let head = LWSRequestHead(wsi: wsi) else { return -1 }
+        markBusy(wsi)
         let connection = connection(wsi)
         connection.request = head.request
-        switch limitRefusal(head).map(WebSocketUpgrade.refuse) ?? router.upgrade(head.request) {
-        case .accept(let handler): connection.handler = handler
+        switch (limitRefusal(head, wsi: wsi) ?? webSocketRefusal(wsi)).map(WebSocketUpgrade.refuse) ?? router.upgrade(head.request) {
+        case .accept(let handler):
+            connection.handler = handler
+            webSockets[wsi] = group(of: wsi) ?? ""
         case .refuse(let response): connection.refusal = response
         }
         return 0
@@ -432,7 +542,8 @@ final class LWSServer: @unchecked Sendable {
     }
 
     private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard let connection = connections[wsi], let handler = connection.handler, let queue = connection.queue
+        guard let connection = connections[wsi], let handler = connection.handler, let queue = connection.queue,
+              let socket = connection.socket
         else { return -1 }
         if connection.incoming.isEmpty { connection.incomingIsBinary = lws_frame_is_binary(wsi) != 0 }
         if connection.incoming.count + length > configuration.maxWebSocketMessageBytes {
@@ -445,14 +556,24 @@ final class LWSServer: @unchecked Sendable {
         guard lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 else { return 0 }
         let message = connection.incoming
         connection.incoming = []
+        let count = message.count
         if connection.incomingIsBinary {
-            queue.async { handler.received(binary: message) }
+            queue.async {
+                handler.received(binary: message)
+                socket.inboundProcessed(count)
+            }
         } else {
             guard let text = String(validating: message, as: UTF8.self) else {
                 return closeNow(wsi, code: LWS_CLOSE_STATUS_INVALID_PAYLOAD, reason: "a text message was not UTF-8")
             }
-            queue.async { handler.received(text: text) }
+            queue.async {
+                handler.received(text: text)
+                socket.inboundProcessed(count)
+            }
         }
+        // Flow control: a handler that cannot keep up (a recogniser fed faster than real time) stops the reading,
+        // so its queue — and the memory behind it — stays bounded and TCP slows the client down.
+        if socket.inboundQueued(count) { lws_rx_flow_control(wsi, 0) }
         return 0
     }
 

@@ -8,6 +8,8 @@ final class LWSWakeup: Sendable {
     struct Pending {
         var responses: [(serial: UInt64, response: HTTPResponse)] = []
         var writable: Set<UInt64> = []
+        /// WebSockets whose handler has caught up: read from them again (`lws_rx_flow_control`).
+        var resume: Set<UInt64> = []
         var stop = false
     }
 
@@ -39,6 +41,11 @@ final class LWSWakeup: Sendable {
     /// The WebSocket numbered `serial` has something to send or wants to close.
     func requestWrite(_ serial: UInt64) {
         wake { $0.writable.insert(serial) }
+    }
+
+    /// The WebSocket numbered `serial` may be read from again.
+    func requestResume(_ serial: UInt64) {
+        wake { $0.resume.insert(serial) }
     }
 
     /// Asks the service loop to close its connections and finish.

@@ -9,6 +9,11 @@ import HarkSpeech
 /// `{"type": "end", "context": {…}}` on release runs the turn through the same pipeline as the appliance's
 /// own microphone and answers with the transcript, the dialog reply (Watson's response, with the context
 /// for the next turn) and the reply's audio as a WAV file.
+///
+/// One browser talks at a time, so one socket must not hold the recogniser for long: a turn takes at most
+/// `ListenLimits.maximumAudio` of audio (more closes the socket with 1009), a socket that sends nothing for
+/// `idleTimeout` or stays open `maximumSession` is closed with 1008 and the recogniser lent to
+/// the next browser. Audio sent faster than it can be recognised is held back by the server's flow control.
 final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     // @unchecked: the server calls a handler's methods one at a time, in order, on the connection's own queue
     // (WebSocketHandler's contract), so the mutable state below is never touched concurrently.
@@ -19,11 +24,15 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     private var samplesSincePartial = 0
     private var lastPartial = ""
     private var pendingByte: UInt8?
+    private var samplesThisTurn = 0
     private static let partialEvery = 8_000  // 0.5 s of audio
+    let limits: ListenLimits
+    private let watchdog = ListenWatchdog()
 
-    init(listening: WebListening, turns: TurnRunner) {
+    init(listening: WebListening, turns: TurnRunner, limits: ListenLimits = ListenLimits()) {
         self.listening = listening
         self.turns = turns
+        self.limits = limits
     }
 
     private func send(_ object: JSONObject) {
@@ -37,6 +46,7 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
 
     func opened(_ connection: WebSocketConnection) {
         self.connection = connection
+        watchdog.start(connection: connection, limits: limits)
         guard let recognizer = listening.borrow() else {
             fail("another browser is talking to the appliance; try again in a moment", close: true)
             return
@@ -47,11 +57,20 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     }
 
     func received(binary: [UInt8]) {
+        watchdog.touch()
         guard let recognizer else { return }
         // s16le: an odd byte count carries its last byte into the next message.
         var bytes = binary
         if let carried = pendingByte { bytes.insert(carried, at: 0); pendingByte = nil }
         if bytes.count % 2 == 1 { pendingByte = bytes.removeLast() }
+        let maximumSamples = Int(limits.maximumAudio.timeInterval * Double(PCMFormat.speech.sampleRate))
+        guard samplesThisTurn + bytes.count / 2 <= maximumSamples else {
+            let seconds = Int(limits.maximumAudio.timeInterval)
+            fail("at most \(seconds) s of audio per turn: release the button sooner")
+            connection?.close(code: 1009, reason: "at most \(seconds) s of audio per turn")
+            return
+        }
+        samplesThisTurn += bytes.count / 2
         var samples = [Int16](repeating: 0, count: bytes.count / 2)
         for i in samples.indices { samples[i] = Int16(bitPattern: UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8) }
         do {
@@ -71,6 +90,7 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     }
 
     func received(text: String) {
+        watchdog.touch()
         guard let message = try? JSONValue.parse(text).objectValue, let type = message["type"]?.stringValue else {
             fail("expected a JSON message like {\"type\": \"end\"}")
             return
@@ -108,6 +128,7 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     }
 
     func closed() {
+        watchdog.stop()
         if recognizer != nil {
             _ = try? recognizer?.finishUtterance()
             recognizer = nil

@@ -20,7 +20,7 @@ struct PairingStore: Sendable {
     }
 
     /// More live codes than this is abuse or a runaway script: refuse rather than dilute the code space.
-    static let maximumOutstanding = 100
+    static let maximumOutstanding = 10
     static let digits = 6
 
     let directory: URL
@@ -77,6 +77,16 @@ struct PairingStore: Sendable {
             if let match { contents.codes.remove(at: match) }
             if contents.codes != before.codes { try save(contents) }
             return match != nil
+        }
+    }
+
+    /// Removes every outstanding code; returns how many were live.
+    func voidAll() throws(AuthStoreError) -> Int {
+        try AuthFiles.withLock(in: directory) { () throws(AuthStoreError) -> Int in
+            let contents = try load()
+            guard !contents.codes.isEmpty else { return 0 }
+            try save(Contents())
+            return contents.codes.count
         }
     }
 

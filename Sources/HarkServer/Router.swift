@@ -85,6 +85,8 @@ public struct Router: Sendable {
 
     /// The answer to a WebSocket upgrade request.
     public func upgrade(_ request: HTTPRequest) -> WebSocketUpgrade {
+        var request = request
+        request.isWebSocketUpgrade = true
         for hook in middleware {
             if let response = hook(request) { return .refuse(response) }
         }

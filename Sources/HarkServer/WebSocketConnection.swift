@@ -26,6 +26,11 @@ public final class WebSocketConnection: Sendable {
     private let wakeup: LWSWakeup
     private let backlogLimit: Int
     private let outbox = Mutex(Outbox())
+    /// Bytes received and handed to the handler's queue but not yet processed, and whether reading is paused.
+    private let inbound = Mutex<(bytes: Int, paused: Bool)>((0, false))
+    /// Past this many unprocessed bytes the service thread stops reading from the client (TCP then pushes
+    /// back on the sender); reading resumes once the handler is down to half.
+    static let inboundHighWater = 256 * 1024
 
     init(serial: UInt64, request: HTTPRequest, wakeup: LWSWakeup, backlogLimit: Int) {
         self.serial = serial
@@ -94,6 +99,29 @@ public final class WebSocketConnection: Sendable {
     /// Whether messages are waiting, and the close asked for once they are written.
     func pendingState() -> (hasMessages: Bool, closeRequest: (code: UInt16, reason: String)?) {
         outbox.withLock { ($0.first < $0.messages.count, $0.closeRequest) }
+    }
+
+    /// Service thread: `count` more bytes are on their way to the handler. True when reading should pause.
+    func inboundQueued(_ count: Int) -> Bool {
+        inbound.withLock { state in
+            state.bytes += count
+            if state.bytes > Self.inboundHighWater && !state.paused {
+                state.paused = true
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Handler queue: `count` bytes were processed; asks the service thread to read again once below half.
+    func inboundProcessed(_ count: Int) {
+        let resume = inbound.withLock { state -> Bool in
+            state.bytes -= count
+            guard state.paused, state.bytes <= Self.inboundHighWater / 2 else { return false }
+            state.paused = false
+            return true
+        }
+        if resume { wakeup.requestResume(serial) }
     }
 
     /// The connection is gone: drop what is queued and refuse further sends.

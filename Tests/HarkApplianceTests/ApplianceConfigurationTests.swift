@@ -41,6 +41,8 @@ struct ApplianceConfigurationTests {
         #expect(c.cameraWidth == 320 && c.keepPictures == 3)
         #expect(c.workspace == nil)
         #expect(c.resolve("home.json").path == "/etc/hark/home.json")
+        let server = try ApplianceConfiguration.parse(#"{"server": {"host_names": ["hark.home.arpa", "kitchen.lan"]}}"#, source: nil)
+        #expect(server.serverHostNames == ["hark.home.arpa", "kitchen.lan"])
     }
 
     @Test("errors name the file and the field", arguments: [
@@ -52,6 +54,8 @@ struct ApplianceConfigurationTests {
         (#"{"gpio": {"button": {"line": 4, "mode": "tap"}}}"#, "gpio.button.mode: expected \"hold\""),
         (#"{"simulate": "sometimes"}"#, "simulate: expected \"auto\""),
         (#"{"camera": {"width": 10.5}}"#, "camera.width: expected a whole number"),
+        (#"{"server": {"host_names": "hark.lan"}}"#, "server.host_names: expected a list of host names"),
+        (#"{"server": {"host_names": ["hark.lan", 7]}}"#, "server.host_names[1]: expected a non-empty string"),
         (#"[1, 2]"#, "the top level must be a JSON object"),
         ("{\n  \"workspace\": \"a.json\",\n  oops\n}", "line 3"),
     ])

@@ -423,4 +423,12 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         #expect(standard.eventStoreURL.path == "/home/pi/.local/share/hark/events.sqlite3")
         #expect(standard.picturesURL.path == "/home/pi/.local/share/hark/pictures")
     }
+
+    @Test func homeIsTakenFromTheEnvironment() {
+        #expect(DataDirectory.home(environment: ["HOME": "/tmp/somebody"]).path == "/tmp/somebody")
+        // Unset, empty or relative: the password database's entry, never the relative path.
+        for environment in [[:], ["HOME": ""], ["HOME": "relative/home"]] {
+            #expect(DataDirectory.home(environment: environment).path.hasPrefix("/"))
+        }
+    }
 }

@@ -57,6 +57,19 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.hasPrefix("events.sqlite3") })
     }
 
+    @Test func theDefaultDataDirectoryFollowsHOME() throws {
+        // A store where $HOME/.local/share/hark would be, with HARK_DATA and XDG_DATA_HOME unset: hark must
+        // read it, not the real home directory's.
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hark-home-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let data = home.appendingPathComponent(".local/share/hark")
+        let store = try EventStore(path: DataDirectory(url: data).eventStoreURL)
+        try store.append(ApplianceEvent(kind: .start, text: "started in a home of its own", time: Self.t0))
+        let r = try Self.hark(["events", "--json"], environment: ["HOME": home.path, "HARK_DATA": "", "XDG_DATA_HOME": ""])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("started in a home of its own"), "\(r.stdout)\(r.stderr)")
+    }
+
     @Test func textLinesAreLocalTimeTurnKindAndText() throws {
         let (directory, _) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -12,7 +12,7 @@ import Testing
         defer { tmp.remove() }
         let clock = TestClock()
         let auth = try AuthService(directory: tmp.url, tokenLifetime: Self.day, now: clock.function)
-        let code = try auth.issuePairingCode(lifetime: .seconds(24 * 3600))
+        let code = try auth.issuePairingCode(lifetime: .seconds(3600))
         let wrong = code == "000000" ? "111111" : "000000"
         let client = "192.168.1.50"
 

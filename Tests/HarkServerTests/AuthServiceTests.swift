@@ -156,7 +156,7 @@ func authError<T>(_ body: () throws -> T, sourceLocation: SourceLocation = #_sou
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let auth = try AuthService(directory: tmp.url, tokenLifetime: Self.day)
-        let codes = try (0..<20).map { _ in try auth.issuePairingCode(lifetime: .seconds(300)) }
+        let codes = try (0..<PairingStore.maximumOutstanding).map { _ in try auth.issuePairingCode(lifetime: .seconds(300)) }
         #expect(Set(codes).count == codes.count)
         // Used in another order than issued; each from its own address so the wrong guesses below do not add up.
         for (i, code) in codes.reversed().enumerated() {

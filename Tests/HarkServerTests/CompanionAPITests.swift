@@ -21,11 +21,13 @@ struct CompanionAPITests {
         let router: Router
         let turns: TurnRunner
 
-        init() throws {
+        init(now: @escaping @Sendable () -> Date = { Date() }, tokenCheckInterval: Duration = .seconds(5),
+             listening: WebListening? = nil, listenLimits: ListenLimits = ListenLimits(),
+             audit: @escaping @Sendable (AuthAudit) -> Void = { _ in }) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("hark-api-\(UUID().uuidString)")
             store = try EventStore(path: directory.appendingPathComponent("events.sqlite3"))
             pictures = try PictureStore(directory: directory.appendingPathComponent("pictures"), limit: 10, events: store)
-            auth = try AuthService(directory: directory.appendingPathComponent("auth"), tokenLifetime: .seconds(3600))
+            auth = try AuthService(directory: directory.appendingPathComponent("auth"), tokenLifetime: .seconds(3600), now: now, audit: audit)
             let devices = DeviceSet(
                 outputs: [
                     "light": try chip.output(GPIOLineRequest(name: "light", line: .name("LIGHT"))),
@@ -36,16 +38,20 @@ struct CompanionAPITests {
             turns = TurnRunner(
                 assistant: try Assistant(workspace: workspace), devices: devices, recorder: EventRecorder(store: store) { _, _ in },
                 pictures: pictures, acousticThreshold: 0.5, intentThreshold: 0.2, seed: 3)
-            let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: nil, speak: nil, openAPI: Array("{}".utf8))
+            let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: nil, openAPI: Array("{}".utf8),
+                                   hosts: HostPolicy(names: ["localhost", "127.0.0.1", "::1", "hark.example"]),
+                                   tokenCheckInterval: tokenCheckInterval, listenLimits: listenLimits)
             router = api.router(staticFiles: nil)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
 
-        func request(_ method: String, _ path: String, query: [String: String] = [:], json: String? = nil, token: String? = nil) -> HTTPResponse {
+        func request(_ method: String, _ path: String, query: [String: String] = [:], json: String? = nil, token: String? = nil,
+                     headers extra: [String: String] = [:]) -> HTTPResponse {
             var headers: [String: String] = [:]
             if let token { headers["authorization"] = "Bearer \(token)" }
             if json != nil { headers["content-type"] = "application/json" }
+            headers.merge(extra.map { ($0.key.lowercased(), $0.value) }) { _, new in new }
             return router.respond(to: HTTPRequest(
                 method: method, path: path, query: query, headers: headers, body: Array((json ?? "").utf8), remoteAddress: "10.0.0.7"))
         }
@@ -77,7 +83,10 @@ struct CompanionAPITests {
         let tampered = String(good.dropLast(2)) + (good.hasSuffix("AA") ? "BB" : "AA")
         #expect(bench.request("GET", "/api/devices", token: tampered).status == 401)
         #expect(bench.request("GET", "/api/devices", token: good).status == 200)
-        #expect(bench.request("GET", "/api/devices", query: ["access_token": good]).status == 200)
+        // A token in the URL counts only on WebSocket upgrades (below), never on a plain request.
+        let inURL = bench.request("GET", "/api/devices", query: ["access_token": good])
+        #expect(inURL.status == 401)
+        #expect(String(decoding: inURL.body, as: UTF8.self).contains("only on WebSocket upgrades"))
         #expect(bench.request("GET", "/api/openapi.json").status == 200)
     }
 

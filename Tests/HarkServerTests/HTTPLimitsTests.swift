@@ -146,17 +146,34 @@ struct HTTPLimitsTests {
         }
     }
 
-    @Test func connectionsPastTheLimitGet503() throws {
+    @Test func connectionsPastTheLimitGet503WhenNoneIsIdle() throws {
         var configuration = ServerConfiguration(port: 0)
         configuration.maxConnections = 2
-        try withServer(sampleRouter(), configuration: configuration) { server in
-            let first = try HTTPTestClient(port: server.port)
-            let second = try HTTPTestClient(port: server.port)
-            #expect(try first.request("GET", "/hello").status == 200)
-            #expect(try second.request("GET", "/hello").status == 200)
+        configuration.reservedConnections = 0
+        var router = sampleRouter()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        router.route("GET", "/hold") { _, _ in
+            entered.signal()
+            release.wait()
+            return .json(200, ["held": true])
+        }
+        try withServer(router, configuration: configuration) { server in
+            // Two requests in progress: neither connection can make way.
+            let first = try HTTPTestClient(port: server.port, timeout: 10)
+            let second = try HTTPTestClient(port: server.port, timeout: 10)
+            for client in [first, second] {
+                try client.send(method: "GET", path: "/hold")
+                #expect(entered.wait(timeout: .now() + 10) == .success)
+            }
             let third = try HTTPTestClient(port: server.port).request("GET", "/hello")
             #expect(third.status == 503)
             #expect(third.errorCode == "unavailable")
+            // Answered, they are idle keep-alive connections: the next newcomer pushes one out and is served.
+            release.signal()
+            release.signal()
+            for client in [first, second] { #expect(try client.readResponse().json?["held"] == true) }
+            #expect(try HTTPTestClient(port: server.port).request("GET", "/hello").status == 200)
         }
     }
 

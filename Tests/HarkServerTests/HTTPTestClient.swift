@@ -21,9 +21,24 @@ protocol TestByteStream: AnyObject {
 final class PlainTestStream: TestByteStream {
     let fd: Int32
 
-    init(port: Int, timeout: TimeInterval = 5) throws {
+    /// - Parameter source: the loopback address to connect from ("127.0.0.2"…; all of 127/8 is local), so
+    ///   tests can be several clients.
+    init(port: Int, timeout: TimeInterval = 5, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError(description: "socket: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw TestClientError(description: "bind to \(source): errno \(code)")
+            }
+        }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -94,8 +109,8 @@ final class HTTPTestClient {
         self.stream = stream
     }
 
-    convenience init(port: Int, timeout: TimeInterval = 5) throws {
-        self.init(stream: try PlainTestStream(port: port, timeout: timeout))
+    convenience init(port: Int, timeout: TimeInterval = 5, source: String? = nil) throws {
+        self.init(stream: try PlainTestStream(port: port, timeout: timeout, source: source))
     }
 
     deinit { stream.close() }
@@ -103,7 +118,8 @@ final class HTTPTestClient {
     func send(_ text: String) throws { try stream.write(Array(text.utf8)) }
 
     func send(method: String, path: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\n"
+        if !headers.keys.contains(where: { $0.lowercased() == "host" }) { head += "Host: localhost\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body, headers["Content-Length"] == nil { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"

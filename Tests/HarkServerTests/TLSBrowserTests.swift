@@ -11,9 +11,12 @@ private let chromiumPath = "/usr/bin/chromium"
                                      "needs /usr/bin/chromium (Debian package chromium)"))
 struct TLSBrowserTests {
     /// The page fetches JSON and a large body, opens a refused, an unknown and an echoing WebSocket, then posts
-    /// what it saw to /report.
+    /// what it saw to /report. The script is a file of its own: the server's Content-Security-Policy forbids
+    /// inline scripts, and this checks that a page obeying it works over HTTP/2 and HTTP/1.1.
     static let page = """
-        <html><body><script>
+        <html><body><script src="/web/page.js"></script></body></html>
+        """
+    static let script = """
         const out = [];
         const report = () => fetch('/report', {method: 'POST', body: out.join(' ')});
         const socket = (path) => new WebSocket('wss://' + location.host + path);
@@ -37,7 +40,6 @@ struct TLSBrowserTests {
           await Promise.all(closes);
           report();
         })().catch((e) => { out.push('error:' + e); report(); });
-        </script></body></html>
         """
 
     @Test(arguments: [true, false])
@@ -47,6 +49,7 @@ struct TLSBrowserTests {
         let web = directory.appendingPathComponent("web")
         try FileManager.default.createDirectory(at: web, withIntermediateDirectories: true)
         try Data(Self.page.utf8).write(to: web.appendingPathComponent("index.html"))
+        try Data(Self.script.utf8).write(to: web.appendingPathComponent("page.js"))
         let files = try SelfSignedCertificate.ensure(directory: directory, hostnames: [])
 
         var router = webSocketRouter(base: sampleRouter()) { EchoHandler() }

@@ -13,10 +13,19 @@ final class TLSTestStream: TestByteStream {
     /// The protocol ALPN settled on ("h2", "http/1.1"), nil when none.
     let negotiatedProtocol: String?
 
-    init(port: Int, trusting certificate: URL, alpn: [String] = ["http/1.1"], timeout: TimeInterval = 5) throws {
+    /// - Parameter tls12Ciphers: offer only TLS 1.2 with these suites (OpenSSL names), to see what the server accepts.
+    init(port: Int, trusting certificate: URL, alpn: [String] = ["http/1.1"], timeout: TimeInterval = 5, tls12Ciphers: String? = nil) throws {
         socket = try PlainTestStream(port: port, timeout: timeout)
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw TestClientError(description: "SSL_CTX_new") }
         self.context = context
+        if let tls12Ciphers {
+            // SSL_CTX_set_max_proto_version is a macro over SSL_CTX_ctrl.
+            SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
+            guard SSL_CTX_set_cipher_list(context, tls12Ciphers) == 1 else {
+                SSL_CTX_free(context)
+                throw TestClientError(description: "SSL_CTX_set_cipher_list \(tls12Ciphers)")
+            }
+        }
         guard SSL_CTX_load_verify_locations(context, certificate.path, nil) == 1 else {
             SSL_CTX_free(context)
             throw TestClientError(description: "SSL_CTX_load_verify_locations \(certificate.path)")

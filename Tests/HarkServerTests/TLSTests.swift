@@ -82,6 +82,26 @@ struct TLSTests {
         }
     }
 
+    @Test func tls12OffersOnlyForwardSecretAEADSuites() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try SelfSignedCertificate.ensure(directory: directory, hostnames: [])
+        let configuration = ServerConfiguration(port: 0, tls: .init(certificate: files.certificate, privateKey: files.key))
+        try withServer(sampleRouter(), configuration: configuration) { server in
+            // CBC with SHA-1 or SHA-256 MACs, with and without ECDHE: a client offering only these is refused.
+            let cbc = "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES256-SHA384:AES128-SHA:AES256-SHA:AES128-SHA256"
+            #expect(throws: TestClientError.self) { _ = try TLSTestStream(port: server.port, trusting: files.certificate, tls12Ciphers: cbc) }
+            // Static RSA key exchange with GCM: no forward secrecy, refused too.
+            #expect(throws: TestClientError.self) {
+                _ = try TLSTestStream(port: server.port, trusting: files.certificate, tls12Ciphers: "AES128-GCM-SHA256:AES256-GCM-SHA384")
+            }
+            for aead in ["ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"] {
+                let stream = try TLSTestStream(port: server.port, trusting: files.certificate, tls12Ciphers: aead)
+                #expect(try HTTPTestClient(stream: stream).request("GET", "/hello").status == 200, "\(aead)")
+            }
+        }
+    }
+
     @Test func alpnOffersHTTP2OnlyWhenAsked() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

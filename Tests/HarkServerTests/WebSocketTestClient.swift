@@ -28,8 +28,8 @@ final class WebSocketTestClient {
         buffered = http.takeBuffered()
     }
 
-    convenience init(port: Int, path: String, headers: [String: String] = [:], timeout: TimeInterval = 5) throws {
-        try self.init(stream: try PlainTestStream(port: port, timeout: timeout), path: path, headers: headers)
+    convenience init(port: Int, path: String, headers: [String: String] = [:], timeout: TimeInterval = 5, source: String? = nil) throws {
+        try self.init(stream: try PlainTestStream(port: port, timeout: timeout, source: source), path: path, headers: headers)
     }
 
     /// The refusal's body, read now that we know it is not a 101.

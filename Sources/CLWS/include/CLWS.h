@@ -28,9 +28,18 @@ struct clws_server_options {
     size_t receive_buffer_bytes;
     /// Most file descriptors this context may use (`fd_limit_per_thread`); 0 = the process limit.
     unsigned int file_descriptor_limit;
+    /// Seconds a WebSocket (or HTTP/2 connection) may be silent before lws sends a PING, and before it hangs
+    /// up when nothing, not even the PONG, has come back (`retry_and_idle_policy`); 0 turns both off.
+    unsigned short ping_seconds;
+    unsigned short hangup_seconds;
     /// Passed back by `lws_context_user`.
     void *user;
 };
+
+/// The TLS 1.2 cipher suites offered (OpenSSL names): ECDHE key exchange with AES-GCM or ChaCha20-Poly1305
+/// only — forward secret and authenticated encryption, no CBC, SHA-1 MACs or static RSA. TLS 1.3's suites are
+/// all of that kind already; TLS 1.0 and 1.1 are refused.
+extern const char *const clws_tls12_ciphers;
 
 typedef struct clws_server clws_server;
 
@@ -79,6 +88,12 @@ int clws_write_http_body(struct lws *wsi, const unsigned char *bytes, size_t len
 /// Writes one WebSocket frame of a message (`lws_write` with `lws_write_ws_flags`).
 int clws_write_websocket(struct lws *wsi, const unsigned char *bytes, size_t length, int binary, int first,
                          int last);
+/// Closes `wsi` from outside its own callback, once lws next services it (`lws_set_timeout` with
+/// `LWS_TO_KILL_ASYNC`).
+void clws_kill(struct lws *wsi);
+/// `WSI_TOKEN_HTTP_COLON_AUTHORITY`: HTTP/2's `Host`.
+int clws_token_authority(void);
+
 /// Whether `wsi` is an HTTP/2 stream (its network connection is another wsi, `lws_get_network_wsi`).
 int clws_is_http2(struct lws *wsi);
 /// How many bytes the peer can take now on HTTP/2 (`lws_get_peer_write_allowance`); -1 when unlimited.
