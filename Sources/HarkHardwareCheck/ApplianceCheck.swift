@@ -89,7 +89,8 @@ enum ApplianceCheck {
         if let failure = outcome.failure {
             throw CheckFailure(failure + "; audio: \(audio) (after: \(outcome.steps.joined(separator: "; ")))")
         }
-        outcome.steps.append("audio: \(audio)")
+        let heard = log.all.filter { $0.kind == .transcript }.compactMap { $0.data["acoustic_confidence"]?.doubleValue }
+        outcome.steps.append("acoustic " + heard.map { String(format: "%.2f", $0) }.joined(separator: "/") + "; audio: \(audio)")
         try expect(status == 0, "the loop ended with status \(status): \(log.texts(.error))")
         try expect(log.texts(.error).isEmpty, "the loop reported errors: \(log.texts(.error))")
         try expect(try sim.value("LED") == false, "the LED is still lit after the loop stopped")
