@@ -59,8 +59,15 @@ enum ApplianceCheck {
         let pictures = try PictureStore(directory: data.appendingPathComponent("pictures"), limit: c.keepPictures, events: store)
         let recognizer = try SpeechRecognizer(
             workspace: context.workspace, pronunciations: try CustomThenESpeak(customDictionary: context.pronunciations))
-        // As `hark run` opens it: the default 0.1 s buffer, read 0.1 s at a time by the loop.
-        let microphone = try ALSACapture(device: c.captureDevice, format: .speech)
+        // Unlike `hark run` (a 0.1 s buffer the loop reads itself): a 0.5 s buffer read by a thread that does
+        // nothing else, into a queue the loop reads. Under TCG the loop decodes 0.1 s of speech in more than
+        // 0.1 s and snd-aloop copies audio in bursts when the guest's timer runs late, so a 0.1 s buffer read
+        // between decodes can overrun mid-sentence and the recogniser hears speech with holes in it
+        // (docs/hardware-testing.md, "Audio under emulation").
+        let device = try ALSACapture(device: c.captureDevice, format: .speech, latency: 0.5)
+        let microphone = CaptureThread(device, blockFrames: 800)
+        microphone.start()
+        defer { microphone.stop() }
         let speaker = try ALSAPlayback(device: c.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1))
         let log = EventLog(echo: true)
         let runner = TurnRunner(
@@ -75,7 +82,7 @@ enum ApplianceCheck {
         let triggers = appliance.triggers
         let driver = Thread {
             do {
-                try drive(sim: sim, log: log, outcome: outcome)
+                try drive(sim: sim, log: log, microphone: microphone, outcome: outcome)
             } catch {
                 outcome.failure = "\(error)"
             }
@@ -84,18 +91,22 @@ enum ApplianceCheck {
         driver.name = "hwcheck person"
         driver.start()
         let status = appliance.run(audio: microphone, mode: .everySpeech, exitWhenInputEnds: false)
+        microphone.stop()
 
-        let audio = audioReport(microphone: microphone, speaker: speaker, replies: log.texts(.reply).count, outcome: outcome)
+        let audio = audioReport(microphone: device, queue: microphone, speaker: speaker, replies: log.texts(.reply).count, outcome: outcome)
         if let failure = outcome.failure {
             throw CheckFailure(failure + "; audio: \(audio) (after: \(outcome.steps.joined(separator: "; ")))")
         }
         let heard = log.all.filter { $0.kind == .transcript }.compactMap { $0.data["acoustic_confidence"]?.doubleValue }
         outcome.steps.append("acoustic " + heard.map { String(format: "%.2f", $0) }.joined(separator: "/") + "; audio: \(audio)")
-        try expect(status == 0, "the loop ended with status \(status): \(log.texts(.error))")
-        try expect(log.texts(.error).isEmpty, "the loop reported errors: \(log.texts(.error))")
-        try expect(try sim.value("LED") == false, "the LED is still lit after the loop stopped")
+        // Every failure from here on says what the audio path lost as well.
+        let require = { (condition: Bool, message: String) throws in try expect(condition, message + "; audio: \(audio)") }
+        try require(status == 0, "the loop ended with status \(status): \(log.texts(.error))")
+        try require(log.texts(.error).isEmpty, "the loop reported errors: \(log.texts(.error))")
+        try require(try sim.value("LED") == false, "the LED is still lit after the loop stopped")
         let turns = try store.events(kinds: [.transcript]).map(\.event.text)
-        try expect(turns == ["turn on the light", "turn off the light", "take a picture"], "stored transcripts: \(turns)")
+        try require(turns == ["turn on the light", "turn off the light", "take a picture"],
+                   "stored transcripts: \(turns) (acoustic \(log.all.filter { $0.kind == .transcript }.map { EventLog.recognition($0) }))")
         let stored = try pictures.list()
         try expect(stored.count == 1, "\(stored.count) pictures stored, expected 1")
         if let picture = stored.first {
@@ -107,19 +118,32 @@ enum ApplianceCheck {
     }
 
     /// The person: speaks, presses, waits for the kernel's line to change. Runs on its own thread.
-    static func drive(sim: GPIOSimulator, log: EventLog, outcome: Outcome) throws {
+    static func drive(sim: GPIOSimulator, log: EventLog, microphone: CaptureThread, outcome: Outcome) throws {
         let clock = ContinuousClock()
         guard log.wait(upTo: .seconds(10), { $0.kind == .start }) != nil else { throw CheckFailure("the loop did not start") }
-        let mouth = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 0.2)
+        // A buffer that holds a whole sentence: see `say`.
+        let mouth = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 2.0)
         // eSpeak NG's default en-us voice says "take a picture" with an acoustic confidence near the 0.5
         // threshold (0.46–0.49 from a file, 0.11 once through the emulated loopback in CI: rightly rejected);
         // the m1 variant is heard at 0.79–0.99 for all three commands.
         let voice = try SpeechSynthesizer(voice: "en-us+m1")
         defer { outcome.voiceUnderruns = mouth.underruns }
 
+        /// The sentence is synthesised whole, then written at once into a playback buffer that holds all of
+        /// it, and drained: nothing the person says depends on when the guest schedules this thread, so it
+        /// cannot under-run mid-word (as streaming eSpeak's 60 ms chunks into a 0.2 s buffer can under TCG).
+        /// 0.8 s of silence follows, longer than the microphone's 0.5 s buffer: at the end of a drain snd-aloop
+        /// fills its last timer tick of the capture with what that capture buffer held one buffer earlier (it
+        /// clears the tick's start instead of its end), so the sentence must be followed by more silence than
+        /// the capture buffer holds, or a piece of it is heard again after it ("turn off the light bulb").
+        let trailingSilence = 12_800
         func say(_ text: String) throws -> ContinuousClock.Instant {
+            let speech = try voice.synthesize(text).converted(to: .speech)
+            let audio = PCMBuffer(format: .speech, samples: speech.samples + [Int16](repeating: 0, count: trailingSilence))
+            try expect(audio.frameCount <= mouth.bufferFrames,
+                       "\"\(text)\" is \(milliseconds(audio.frameCount, .speech)), longer than the person's playback buffer (\(milliseconds(mouth.bufferFrames, .speech)))")
             let start = clock.now
-            try voice.speak(text, to: mouth)
+            try mouth.write(audio)
             try mouth.drain()
             let end = clock.now
             outcome.utterances.append(Utterance(text: text, start: start, end: end))
@@ -152,6 +176,12 @@ enum ApplianceCheck {
             throw CheckFailure("pressing BUTTON did not start listening within 10 s")
         }
         let spoken = try say("turn off the light")
+        // Let go 0.3 s after the loop has heard the sentence end: under TCG its reading can lag the microphone
+        // (the queue holds what it has not read yet), and a release handled sooner would cut the sentence.
+        let heard = microphone.capturedFrames - trailingSilence
+        guard wait(upTo: .seconds(30), for: { microphone.consumedFrames >= heard }) else {
+            throw CheckFailure("the loop had not read the sentence 30 s after it was said (\(microphone.queuedFrames) frames queued)")
+        }
         Thread.sleep(forTimeInterval: 0.3)
         try sim.pull("BUTTON", up: true)
         try awaitLight(false, since: spoken, after: mark, "button held + \"turn off the light\"")
@@ -185,14 +215,17 @@ enum ApplianceCheck {
 
     /// Where audio went missing: the microphone's overruns (placed against the person's sentences), the
     /// person's own playback gaps, and the replies' speaker.
-    static func audioReport(microphone: ALSACapture, speaker: ALSAPlayback, replies: Int, outcome: Outcome) -> String {
+    static func audioReport(microphone: ALSACapture, queue: CaptureThread, speaker: ALSAPlayback, replies: Int, outcome: Outcome) -> String {
         let heard = AudioLoss.describe(microphone.overruns, "overrun", during: outcome.utterances)
         let said = AudioLoss.describe(outcome.voiceUnderruns, "underrun", lost: "of gaps", during: outcome.utterances)
-        let lost = AudioLoss.speechLost(microphone.overruns, outcome.utterances) || !outcome.voiceUnderruns.isEmpty
-        return "microphone \(microphone.device) (buffer \(milliseconds(microphone.bufferFrames, microphone.format))): \(heard); "
+        let lost = !microphone.overruns.isEmpty || !outcome.voiceUnderruns.isEmpty || queue.droppedFrames > 0
+        let format = microphone.format
+        return "microphone \(microphone.device) (buffer \(milliseconds(microphone.bufferFrames, format))): \(heard); "
+            + "capture queue: loop at most \(milliseconds(queue.deepestQueue, format)) behind, \(milliseconds(queue.droppedFrames, format)) dropped"
+            + "\(queue.realtimeScheduling ? "" : " (no real-time priority)"); "
             + "person's voice \(CheckContext.loopbackPlayback): \(said); "
             + "replies \(speaker.device): \(speaker.underrunCount) underruns after \(replies) replies (not drained, each reply ends in one); "
-            + (lost ? "speech audio was LOST" : "no speech audio lost")
+            + (lost ? "audio was LOST" : "no audio lost")
     }
 
     static func milliseconds(_ frames: Int, _ format: PCMFormat) -> String {
