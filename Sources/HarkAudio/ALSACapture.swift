@@ -27,6 +27,12 @@ public final class ALSACapture: AudioSource {
 
     /// Overruns (audio lost because it was not read in time) recovered from so far.
     public var overrunCount: Int { pcm.xrunCount }
+    /// Each overrun recovered from so far, with the seconds of audio it lost. Safe to read from another
+    /// thread while one thread reads the device.
+    public var overruns: [ALSAXrun] { pcm.xruns }
+    /// The device's ring buffer and period in frames, as alsa-lib chose them for the requested latency.
+    public var bufferFrames: Int { pcm.bufferFrames }
+    public var periodFrames: Int { pcm.periodFrames }
 
     /// Blocks until some audio is available and returns up to `maxFrames` frames (an empty buffer when
     /// `maxFrames <= 0`). A live device never ends, so this never returns nil; a vanished device throws.

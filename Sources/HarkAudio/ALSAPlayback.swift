@@ -21,6 +21,13 @@ public final class ALSAPlayback: AudioSink {
 
     /// Underruns (the device ran out of audio) recovered from so far.
     public var underrunCount: Int { pcm.xrunCount }
+    /// Each underrun recovered from so far, with the seconds of silence it left (from running dry to the
+    /// next write). A stream that is written to, left alone and written to again runs dry in between: only
+    /// `drain()` ends a stretch of audio without one. Safe to read from another thread.
+    public var underruns: [ALSAXrun] { pcm.xruns }
+    /// The device's ring buffer and period in frames, as alsa-lib chose them for the requested latency.
+    public var bufferFrames: Int { pcm.bufferFrames }
+    public var periodFrames: Int { pcm.periodFrames }
 
     /// Queues `buffer` for playing, blocking while the device's buffer is full.
     /// The corresponding C function is `snd_pcm_writei`.

@@ -19,11 +19,14 @@ enum AudioChecks {
         let played = PCMBuffer(format: .speech, samples: (0..<16_000).map { i in Int16(truncatingIfNeeded: (i * 7919) % 60_000 - 30_000) | 1 })
         let recorder = try LoopbackRecorder(device: CheckContext.loopbackCapture)
         try recorder.start()
-        let playback = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 0.2)
+        // The whole 1.8 s fits the 2 s buffer, so the drain plays it in one go: no underrun however late
+        // this thread runs under TCG.
+        let playback = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 2.0)
         try playback.write(played)
-        // snd-aloop copies on a jiffies timer and stops at a drain without copying the last tick's samples:
-        // trailing silence carries the sweep's end across.
-        try playback.write(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 3_200)))
+        // snd-aloop copies on a jiffies timer and at a drain gets the last tick wrong (it clears the tick's
+        // start, losing the last samples, and leaves its end holding what the capture buffer held one buffer
+        // earlier): trailing silence longer than the capture buffer carries the sweep's end across cleanly.
+        try playback.write(LoopbackRecorder.trailingSilence)
         try playback.drain()
         try recorder.record(seconds: 0.5)
         let recorded = try recorder.stop()
@@ -36,7 +39,7 @@ enum AudioChecks {
         try expect(window.elementsEqual(played.samples),
                    "the recording differs from what was played (first mismatch at sample \(zip(window, played.samples).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1))")
         return "1.00 s written to \(CheckContext.loopbackPlayback), read back bit-exact from \(CheckContext.loopbackCapture) "
-            + "after \(String(format: "%.2f", Double(first) / 16_000)) s; \(recorder.overruns) overruns"
+            + "after \(String(format: "%.2f", Double(first) / 16_000)) s; capture overruns \(recorder.overrunSummary), playback underruns \(playback.underruns.summary(lost: "of gaps"))"
     }
 
     static func speech(_ context: CheckContext) throws -> String {
@@ -44,8 +47,12 @@ enum AudioChecks {
         let recorder = try LoopbackRecorder(device: CheckContext.loopbackCapture)
         try recorder.start()
         try recorder.record(seconds: 0.3)
-        let playback = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 0.2)
+        // A buffer longer than the sentence: the stream starts at the drain with all of it queued, so eSpeak's
+        // chunks arriving late under TCG cannot leave gaps.
+        let playback = try ALSAPlayback(device: CheckContext.loopbackPlayback, format: .speech, latency: 2.0)
         let delivery = try SpeechSynthesizer().speak(sentence, to: playback)
+        // Without it, the drain's last tick repeats a piece of the sentence from half a second earlier.
+        try playback.write(LoopbackRecorder.trailingSilence)
         try playback.drain()
         try recorder.record(seconds: 1.0)
         let audio = try recorder.stop()
@@ -59,10 +66,11 @@ enum AudioChecks {
         let intent = command.intent?.intent ?? "none"
         try expect(intent == "OnLight" && command.accepted,
                    "heard \"\(transcript.text)\" (acoustic \(format(transcript.acousticConfidence))) → #\(intent) "
-                   + "\(format(command.intentConfidence)), accepted \(command.accepted); expected #OnLight")
+                   + "\(format(command.intentConfidence)), accepted \(command.accepted); expected #OnLight; "
+                   + "capture overruns \(recorder.overrunSummary), playback underruns \(playback.underruns.summary(lost: "of gaps"))")
         return "\"\(sentence)\" spoken (\(format(delivery.duration)) s, \(delivery.chunkCount) chunks) into \(CheckContext.loopbackPlayback), "
             + "\(format(audio.duration)) s recorded, peak \(peak) → \"\(transcript.text)\" acoustic \(format(transcript.acousticConfidence)) "
-            + "→ #\(intent) \(format(command.intentConfidence)); \(recorder.overruns) overruns"
+            + "→ #\(intent) \(format(command.intentConfidence)); capture overruns \(recorder.overrunSummary), playback underruns \(playback.underruns.summary(lost: "of gaps"))"
     }
 
     static func missing(_ context: CheckContext) throws -> String {

@@ -14,11 +14,19 @@ final class EventLog: @unchecked Sendable {
     init(echo: Bool) { self.echo = echo }
 
     func append(_ event: ApplianceEvent) {
-        if echo { print("    event \(event.kind.rawValue): \(event.text)") }
+        if echo { print("    event \(event.kind.rawValue): \(event.text)\(Self.recognition(event))") }
         condition.lock()
         events.append(event)
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// For a spoken transcript, how it was heard: " (acoustic 0.93, 1.9 s of audio, decoded in 812 ms)".
+    static func recognition(_ event: ApplianceEvent) -> String {
+        guard event.kind == .transcript, let acoustic = event.data["acoustic_confidence"]?.doubleValue else { return "" }
+        let seconds = event.data["audio_seconds"]?.doubleValue ?? 0
+        let decode = event.data["decode_ms"]?.doubleValue ?? 0
+        return String(format: " (acoustic %.2f, %.1f s of audio, decoded in %.0f ms)", acoustic, seconds, decode)
     }
 
     var all: [ApplianceEvent] {

@@ -10,7 +10,7 @@ import HarkAudio
 final class LoopbackRecorder: @unchecked Sendable {
     let device: String
     private var capture: ALSACapture?
-    private var overrunCount = 0
+    private var overrunList: [ALSAXrun] = []
     private let condition = NSCondition()
     private var samples: [Int16] = []
     private var failure: (any Error)?
@@ -21,11 +21,16 @@ final class LoopbackRecorder: @unchecked Sendable {
     /// Opens `device` for 16 kHz mono capture with a 0.5 s buffer, read 0.1 s at a time: reads smaller than
     /// the buffer, which `ALSACapture` must start itself (alsa-lib starts a prepared capture only for a read
     /// of at least its start threshold, the whole buffer with `snd_pcm_set_params`; before that fix such
-    /// reads failed with EIO here).
+    /// reads failed with EIO here). What is played into the loopback must end with more silence than this
+    /// buffer holds (`trailingSilence`): see `AudioChecks.speech`.
     init(device: String) throws(ALSAError) {
         self.device = device
         capture = try ALSACapture(device: device, format: .speech, latency: 0.5)
     }
+
+    /// Silence to play after the audio of interest, longer than the capture buffer: at the end of a drain,
+    /// snd-aloop hands the capture one timer tick of what its buffer held one buffer length earlier.
+    static let trailingSilence = PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 12_800))
 
     /// Frames per read: 0.1 s, a fifth of the buffer.
     static let readFrames = 1_600
@@ -80,11 +85,14 @@ final class LoopbackRecorder: @unchecked Sendable {
     }
 
     /// Overruns the capture recovered from (audio lost): a check that compares audio wants none.
-    var overruns: Int {
+    var overruns: [ALSAXrun] {
         condition.lock()
         defer { condition.unlock() }
-        return overrunCount
+        return overrunList
     }
+
+    /// "0" or "2 (0.35 s lost)".
+    var overrunSummary: String { overruns.summary() }
 
     private func record() {
         if let capture { readUntilStopped(capture) }
@@ -96,7 +104,7 @@ final class LoopbackRecorder: @unchecked Sendable {
     private func readUntilStopped(_ capture: ALSACapture) {
         defer {
             condition.lock()
-            overrunCount = capture.overrunCount
+            overrunList = capture.overruns
             condition.unlock()
         }
         while true {

@@ -37,6 +37,27 @@ import Foundation
         #expect(captured == original.samples)
     }
 
+    @Test func aDeviceReportsItsBufferAndStartsWithNoXruns() throws {
+        let dir = try AudioFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = try Self.configuration(in: dir, input: "/dev/null", output: dir.appendingPathComponent("out.wav").path)
+        let playback = try ALSAPlayback(device: "harkspk", format: .speech, latency: 0.5, configFile: config)
+        // alsa-lib picks sizes near the asked-for latency: a buffer of a few periods, about 0.5 s.
+        #expect(playback.bufferFrames >= 4_000 && playback.bufferFrames <= 16_000)
+        #expect(playback.periodFrames > 0 && playback.periodFrames <= playback.bufferFrames)
+        #expect(playback.underruns.isEmpty && playback.underrunCount == 0)
+    }
+
+    @Test func xrunsAreSummedAndUnmeasuredOnesSaidSo() {
+        let now = ContinuousClock.now
+        #expect([ALSAXrun]().summary() == "0")
+        let measured = [ALSAXrun(at: now, seconds: 0.25), ALSAXrun(at: now, seconds: 1.0)]
+        #expect(measured.lostSeconds == 1.25)
+        #expect(measured.summary() == "2 (1.25 s lost)")
+        let mixed = measured + [ALSAXrun(at: now, seconds: nil)]
+        #expect(mixed.summary(lost: "of gaps") == "3 (≥ 1.25 s of gaps; 1 unmeasured)")
+    }
+
     @Test func playbackThroughTheFilePluginWritesAWAVThatReadsBackEqual() throws {
         let dir = try AudioFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
