@@ -25,6 +25,7 @@ import json
 import math
 import os
 import random
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -57,40 +58,80 @@ def tasks(seed):
             cases += [{"text": t, "intent": None} for t in rng.sample(other_domain, 40)]
             yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases
 
-    used = {harklib.normalise(t) for texts in train.values() for t in texts}
-    cases = []
-    for i in fs.SNIPS_INTENTS:
-        rest = [t for t in full[i] if harklib.normalise(t) not in used]
-        cases += [{"text": t, "intent": i} for t in rng.sample(rest, 60)]
-    cases += [{"text": t, "intent": None} for t in rng.sample(other_domain, 200)]
-    yield "snips-300", fs.workspace("snips 300", train), cases
+    # Large workspaces: all 7 intents with 50 to 300 examples each, asked `full` sentences they were not given.
+    for per_intent, copies in ((50, 2), (100, 2), (200, 2), (300, 1)):
+        for d in range(copies):
+            examples = {i: (train[i] if per_intent >= len(train[i]) else rng.sample(train[i], per_intent)) for i in fs.SNIPS_INTENTS}
+            used = {harklib.normalise(t) for texts in examples.values() for t in texts}
+            cases = []
+            for i in fs.SNIPS_INTENTS:
+                rest = [t for t in full[i] if harklib.normalise(t) not in used]
+                cases += [{"text": t, "intent": i} for t in rng.sample(rest, 60)]
+            cases += [{"text": t, "intent": None} for t in rng.sample(other_domain, 200)]
+            yield f"snips-7x{per_intent}-{d}", fs.workspace(f"snips 7x{per_intent}/{d}", examples), cases
 
-    for name, ws in [("home", home), *watsons.items()]:
+    # The same with entities, as a user who annotates writes them: convert.py's workspace of the train files
+    # (one dictionary entity per Snips slot, examples with mentions), its examples drawn down.
+    converted = os.path.join(harklib.OUT, "fit-snips-train")
+    subprocess.run([sys.executable, os.path.join(fs.SNIPS, "convert.py"), converted, "--train", "train"], check=True,
+                   stdout=subprocess.DEVNULL)
+    annotated = json.load(open(os.path.join(converted, "workspace.json"), encoding="utf-8"))
+    by_intent = {i["intent"]: i["examples"] for i in annotated["intents"]}
+    for n_intents, per_intent, copies in ((7, 50, 1), (7, 100, 1), (7, 200, 1), (7, 300, 2), (4, 10, 4), (4, 20, 2)):
+        for d in range(copies):
+            chosen = sorted(rng.sample(fs.SNIPS_INTENTS, n_intents))
+            examples = {i: (by_intent[i] if per_intent >= len(by_intent[i]) else rng.sample(by_intent[i], per_intent)) for i in chosen}
+            used = {harklib.normalise(e["text"]) for ex in examples.values() for e in ex}
+            cases = []
+            for i in chosen:
+                rest = [t for t in full[i] if harklib.normalise(t) not in used]
+                cases += [{"text": t, "intent": i} for t in rng.sample(rest, 60 if n_intents == 7 else 30)]
+            for i in fs.SNIPS_INTENTS:
+                if i not in chosen:
+                    cases += [{"text": t, "intent": None} for t in rng.sample(train[i], 30)]
+            cases += [{"text": t, "intent": None} for t in rng.sample(other_domain, 200 if n_intents == 7 else 40)]
+            w = dict(annotated)
+            w["intents"] = [{"intent": i, "examples": ex} for i, ex in examples.items()]
+            yield f"snips-entities-{n_intents}x{per_intent}-{d}", w, cases
+
+    coffee = [line.strip() for line in open(os.path.join(harklib.SHARED, "speech-to-intent", "domain", "training-sentences.txt"), encoding="utf-8") if line.strip()]
+    sources = [("home", home), *watsons.items()]
+    for name, ws in sources:
         examples = fs.watson_examples(ws)
+        # Sentences of other command sets and questions: the other exports' examples and coffee orders.
+        elsewhere = coffee + [t for other, ows in sources if other != name for texts in fs.watson_examples(ows).values() for t in texts]
         for k, (kept, held) in enumerate(fs.kfold(examples, 5, seed)):
             w = dict(ws)
             w["intents"] = [{"intent": i, "examples": [{"text": t} for t in texts]} for i, texts in kept.items()]
             w["counterexamples"] = ws.get("counterexamples", [])
             cases = held + [{"text": t, "intent": None} for t in rng.sample(snips_sentences, 60)]
+            cases += [{"text": t, "intent": None} for t in rng.sample(elsewhere, 60)]
             yield f"{name}-fold{k}", w, cases
+        # Tutorial-size command sets: 3, 4 or 6 of the intents, 5 or 10 examples each, no counterexamples.
         pools = {i: t for i, t in examples.items() if len(t) >= 8}
-        if len(pools) >= 6:
+        for n_intents in (3, 4, 6):
+            if len(pools) < n_intents + 2:
+                continue
             for per_intent in (5, 10):
-                for d in range(3):
-                    chosen, held_out, ex = fs.draw(rng, pools, 4, per_intent)
+                for d in range(4):
+                    chosen, held_out, ex = fs.draw(rng, pools, n_intents, per_intent)
                     used = {harklib.normalise(t) for texts in ex.values() for t in texts}
                     cases = [{"text": t, "intent": i} for i in chosen for t in pools[i] if harklib.normalise(t) not in used]
                     others = [t for i in held_out for t in pools[i]]
-                    cases += [{"text": t, "intent": None} for t in rng.sample(others, min(len(others), 60))]
+                    cases += [{"text": t, "intent": None} for t in rng.sample(others, min(len(others), 40))]
                     cases += [{"text": t, "intent": None} for t in rng.sample(snips_sentences, 30)]
-                    w = fs.workspace(f"{name} {per_intent}/{d}", ex, entities=ws.get("entities", []))
-                    yield f"{name}-{per_intent}-{d}", w, cases
+                    cases += [{"text": t, "intent": None} for t in rng.sample(elsewhere, 40)]
+                    w = fs.workspace(f"{name} {n_intents}x{per_intent}/{d}", ex, entities=ws.get("entities", []))
+                    yield f"{name}-{n_intents}x{per_intent}-{d}", w, cases
 
 
 # The share of each workspace's weight on its in-scope sentences. Half would treat a missed command and a
 # false accept as equally bad; a voice appliance that ignores real commands is worse, and large workspaces
 # (Snips 300 an intent) must keep accepting sentences full of names.
-IN_SCOPE_SHARE = 0.75
+IN_SCOPE_SHARE = 0.7
+# Large workspaces (Snips with 50-300 examples an intent, the full exports by 5-fold) are few among the fitting
+# workspaces but are what most users with a real workspace run; each weighs this many small draws.
+LARGE_WEIGHT = 10.0
 
 
 def collect(seed, out):
@@ -103,6 +144,8 @@ def collect(seed, out):
         for o in outcomes:
             in_scope = o["expected"] is not None
             weight = (IN_SCOPE_SHARE / n_in) if in_scope else ((1 - IN_SCOPE_SHARE) / n_out)
+            if tag.startswith("snips-7x") or tag.startswith("snips-entities-7x") or "-fold" in tag:
+                weight *= LARGE_WEIGHT
             if names is None:
                 names = list(o["features"])
             rows.append(([o["features"][n] for n in names], 1.0 if in_scope and o["top"] == o["expected"] else 0.0, weight, tag, in_scope))
@@ -110,24 +153,85 @@ def collect(seed, out):
     return names, rows
 
 
-def fit(rows, l2):
+HIDDEN = 16
+EPOCHS = 3000
+# The confidence is the mean log-odds of this many networks trained from different random starts: one network's
+# answer on a kind of workspace the fit saw little of depends on its start; the mean much less.
+ENSEMBLE = 4
+
+
+def fit(rows, l2, seed):
+    """A one-hidden-layer network (tanh units, logistic output) on standardised features, trained full-batch with
+    Adam on the weighted log loss plus an L2 penalty on the weights. Deterministic for a seed."""
     import numpy as np
-    x = np.array([r[0] for r in rows])
+    x = np.array([r[0] for r in rows], dtype=float)
     y = np.array([r[1] for r in rows])
     w = np.array([r[2] for r in rows])
-    w = w / w.sum() * len(rows)
-    beta = np.zeros(x.shape[1])
-    reg = np.full(x.shape[1], l2)
-    reg[0] = 0
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-x @ beta))
-        g = x.T @ (w * (p - y)) + reg * beta * len(rows)
-        h = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(reg * len(rows))
-        step = np.linalg.solve(h, g)
-        beta -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return beta
+    w = w / w.sum()
+    mean = x.mean(0)
+    scale = x.std(0)
+    scale[scale < 1e-9] = 1
+    xn = (x - mean) / scale
+    rng = np.random.default_rng(seed)
+    params = [rng.normal(0, 0.5, (x.shape[1], HIDDEN)), np.zeros(HIDDEN), rng.normal(0, 0.5, HIDDEN), np.zeros(1)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    lr = 0.05
+    for t in range(1, EPOCHS + 1):
+        hidden = np.tanh(xn @ params[0] + params[1])
+        p = 1 / (1 + np.exp(-(hidden @ params[2] + params[3][0])))
+        dz = w * (p - y)
+        dh = np.outer(dz, params[2]) * (1 - hidden ** 2)
+        grads = [xn.T @ dh + l2 * params[0], dh.sum(0), hidden.T @ dz + l2 * params[2], np.array([dz.sum()])]
+        for i, g in enumerate(grads):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            params[i] -= lr * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+    return {"input_mean": mean.tolist(), "input_scale": scale.tolist(), "hidden_weights": params[0].T.tolist(),
+            "hidden_bias": params[1].tolist(), "output_weights": params[2].tolist(), "output_bias": float(params[3][0])}
+
+
+def predict(models, features):
+    total = 0.0
+    for model in models:
+        z = model["output_bias"]
+        for row, b, out in zip(model["hidden_weights"], model["hidden_bias"], model["output_weights"]):
+            a = b + sum(wi * (x - mu) / sd for wi, x, mu, sd in zip(row, features, model["input_mean"], model["input_scale"]))
+            z += out * math.tanh(a)
+        total += z
+    return 1 / (1 + math.exp(-total / len(models)))
+
+
+SWIFT_PATH = os.path.join(harklib.ROOT, "Sources", "HarkCore", "Matcher", "ConfidenceModel+Parameters.swift")
+
+
+def write_swift(models, names, seed, l2, cases):
+    def numbers(values):
+        return ", ".join(f"{v:.6g}" for v in values)
+    lines = [
+        "// Written by bench/fit_confidence.py: do not edit by hand; run `python3 bench/fit_confidence.py --write` instead.",
+        f"// Fitted on {cases} cases (seed {seed}, L2 {l2}, {len(models)} networks of {HIDDEN} hidden units, {EPOCHS} epochs).",
+        "",
+        "extension ConfidenceModel {",
+        "    /// The fitted networks. Features are in the order of `ConfidenceEvidence.featureNames`: " + ", ".join(names) + ".",
+        "    static let networks: [Network] = [",
+    ]
+    for model in models:
+        lines += [
+            "        Network(",
+            f"            inputMean: [{numbers(model['input_mean'])}],",
+            f"            inputScale: [{numbers(model['input_scale'])}],",
+            "            hiddenWeights: [",
+            *[f"                [{numbers(row)}]," for row in model["hidden_weights"]],
+            "            ],",
+            f"            hiddenBias: [{numbers(model['hidden_bias'])}],",
+            f"            outputWeights: [{numbers(model['output_weights'])}],",
+            f"            outputBias: {model['output_bias']:.6g}",
+            "        ),",
+        ]
+    lines += ["    ]", "}", ""]
+    with open(SWIFT_PATH, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
 
 
 def reliability(conf, right):
@@ -145,15 +249,22 @@ def reliability(conf, right):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--l2", type=float, default=1e-3)
+    parser.add_argument("--l2", type=float, default=1e-4)
+    parser.add_argument("--write", action="store_true", help=f"write the fitted parameters to {os.path.relpath(SWIFT_PATH, harklib.ROOT)}")
     parser.add_argument("--out", default=os.path.join(harklib.OUT, "fit"))
+    parser.add_argument("--reuse", action="store_true", help="refit on the cases the last run collected (OUT/rows.json)")
     args = parser.parse_args()
-    names, rows = collect(args.seed, args.out)
-    beta = fit(rows, args.l2)
-    conf = [1 / (1 + math.exp(-sum(b * f for b, f in zip(beta, r[0])))) for r in rows]
-    for name, b in zip(names, beta):
-        print(f"  {name:26s} {b:+.4f}")
-    print("static let coefficients: [Double] = [" + ", ".join(f"{b:.4f}" for b in beta) + "]")
+    cache = os.path.join(args.out, "rows.json")
+    if args.reuse and os.path.exists(cache):
+        names, rows = json.load(open(cache))
+    else:
+        names, rows = collect(args.seed, args.out)
+        harklib.write_json(cache, [names, rows])
+    model = [fit(rows, args.l2, args.seed * 100 + k) for k in range(ENSEMBLE)]
+    conf = [predict(model, r[0]) for r in rows]
+    if args.write:
+        write_swift(model, names, args.seed, args.l2, len(rows))
+        print(f"wrote {os.path.relpath(SWIFT_PATH, harklib.ROOT)}")
     for label, keep in (("in scope", lambda r: r[4]), ("all", lambda r: True)):
         idx = [k for k, r in enumerate(rows) if keep(r)]
         ece, bins = reliability([conf[k] for k in idx], [rows[k][1] for k in idx])
@@ -162,7 +273,7 @@ def main():
             if b[0]:
                 print(f"  {k / 10:.1f}-{(k + 1) / 10:.1f}  {b[0]:6d}  conf {b[1] / b[0]:.3f}  acc {b[2] / b[0]:.3f}")
     harklib.write_json(os.path.join(args.out, "coefficients.json"),
-                       {"features": names, "coefficients": list(beta), "seed": args.seed, "l2": args.l2,
+                       {"features": names, "model": model, "seed": args.seed, "l2": args.l2,
                         "cases": len(rows), "provenance": harklib.provenance()})
 
 

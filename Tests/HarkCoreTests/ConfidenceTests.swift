@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Every paraphrase gets the right top intent, and most get it with the confidence the tutorial's app
-    /// acts on (> 0.9). Measured: 40/40 right, 22/40 above 0.9 (before the calibrated model: 12/40).
+    /// acts on (> 0.9). Measured: 40/40 right, 32/40 above 0.9 (the linear calibration: 22/40; before either: 12/40).
     /// Issue 12's target is 90% above 0.9: not reached yet; this guards what is.
     @Test func paraphrasesOfCommandsAreRightAndMostlySure() {
         let inScope = Self.cases.filter { $0.intent != nil }
@@ -34,14 +34,15 @@ import Testing
             if u.intents.first?.intent == c.intent, (u.intents.first?.confidence ?? 0) > 0.9 { sure += 1 }
         }
         #expect(right == inScope.count)
-        #expect(sure >= 20, "only \(sure) of \(inScope.count) above 0.9")
+        #expect(sure >= 31, "only \(sure) of \(inScope.count) above 0.9")
     }
 
-    /// Unrelated sentences: measured 13/30 below 0.2 (before: 0/30). Issue 12's target is 90%: not reached yet.
+    /// Unrelated sentences: measured 24/30 below 0.2 (the linear calibration: 13/30; before either: 0/30).
+    /// Issue 12's target is 90%: not reached yet; this guards what is.
     @Test func unrelatedSentencesAreOftenRejected() {
         let outOfScope = Self.cases.filter { $0.intent == nil }
         let rejected = outOfScope.filter { (Self.tutorial.understand($0.text, now: Self.now).intents.first?.confidence ?? 0) < 0.2 }
-        #expect(rejected.count >= 12, "only \(rejected.count) of \(outOfScope.count) rejected")
+        #expect(rejected.count >= 23, "only \(rejected.count) of \(outOfScope.count) rejected")
     }
 
     @Test func aSentenceOfWordsEnglishKnowsIsLessLikelyThanOneOfNames() {

@@ -20,6 +20,11 @@ public struct ConfidenceEvidence: Sendable, Equatable {
     public var unknownRare: Double = 0
     /// Known words whose examples mostly (at least half) belong to the classifier's top intent.
     public var topIntentWords: Double = 0
+    /// The largest share of the top intent's examples that use one of the input's known words: near 1 when the
+    /// input has the intent's keyword ("playlist", "photo"), small when its known words are incidental.
+    public var topIntentKeyword: Double = 0
+    /// The same shares summed over the input's known words.
+    public var topIntentTypicality: Double = 0
     /// Runs of consecutive unknown words: a name slotted into a command is one run, an unrelated sentence many.
     public var unknownRuns: Double = 0
     /// Whether the first word that is neither a function word nor inside an entity is known (1), unknown (0),
@@ -34,32 +39,40 @@ public struct ConfidenceEvidence: Sendable, Equatable {
 
     public init() {}
 
-    /// The model's inputs, in the order of `ConfidenceModel.coefficients`.
+    /// The model's inputs, named by `featureNames`: the classifier's belief as log-odds, word counts capped where
+    /// more of the same stops telling anything new, and the same counts as shares of the sentence's words.
     public var features: [Double] {
         let p = min(max(classifierTop, 1e-4), 1 - 1e-4)
         let unknown = unknownCommon + unknownRare
+        let words = max(known + entityWords + systemEntityWords + unknown, 1)
         return [
-            1,
             log(p / (1 - p)),
+            min(log(p / max(classifierSecond, 1e-4)), 8),
             min(known, 6),
             min(entityWords, 4),
             min(systemEntityWords, 4),
-            unknownCommon,
-            unknownRare,
-            unknown * openness,
-            unknown == 0 ? 1 : 0,
+            min(unknownCommon, 6),
+            min(unknownRare, 6),
+            openness,
             log(max(examplesPerIntent, 1)),
             min(topIntentWords, 4),
-            unknownRuns,
+            min(unknownRuns, 4),
             firstContentKnown,
-            min(log(p / max(classifierSecond, 1e-4)), 8),
-            unknown * log(max(examplesPerIntent, 1)),
+            unknownCommon / words,
+            unknownRare / words,
+            (known + entityWords + systemEntityWords) / words,
+            unknown == 0 ? 1 : 0,
+            min(functionWords, 8),
+            topIntentKeyword,
+            min(topIntentTypicality, 3),
         ]
     }
 
     public static let featureNames = [
-        "bias", "classifier_logit", "known", "entity_words", "system_entity_words", "unknown_common", "unknown_rare",
-        "unknown_x_openness", "all_known", "log_examples_per_intent", "top_intent_words", "unknown_runs", "first_content_known", "classifier_margin", "unknown_x_log_examples",
+        "classifier_logit", "classifier_margin", "known", "entity_words", "system_entity_words", "unknown_common",
+        "unknown_rare", "openness", "log_examples_per_intent", "top_intent_words", "unknown_runs", "first_content_known",
+        "unknown_common_share", "unknown_rare_share", "known_share", "all_known", "function_words",
+        "top_intent_keyword", "top_intent_typicality",
     ]
 
     public var json: JSONValue {
@@ -70,28 +83,56 @@ public struct ConfidenceEvidence: Sendable, Equatable {
             ("unknown_common", r(unknownCommon)), ("unknown_rare", r(unknownRare)), ("openness", r(openness)),
             ("examples_per_intent", r(examplesPerIntent)), ("top_intent_words", r(topIntentWords)),
             ("unknown_runs", r(unknownRuns)), ("first_content_known", r(firstContentKnown)),
+            ("top_intent_keyword", r(topIntentKeyword)), ("top_intent_typicality", r(topIntentTypicality)),
         ]))
     }
 }
 
 /// Turns `ConfidenceEvidence` into the probability that the top intent is the right answer.
 ///
-/// A logistic model, `confidence = 1 / (1 + exp(-Σ coefficient × feature))`, fitted once, across many
-/// workspaces, by `bench/fit_confidence.py` — never per workspace and never on a benchmark's test sentences.
-/// The fitting data are workspaces of every size drawn from the Snips 2017 *training* files, the Watson
-/// exports and `Intents/home.json`, each asked both its own held-out sentences (the answer is right or wrong)
-/// and other domains' sentences (the answer is always wrong). So the confidence means what it says: of the
-/// sentences given 0.8, about eight in ten got the right intent, whether the workspace has five examples an
-/// intent or three hundred.
+/// Four small neural networks — the standardised features, one hidden layer of 16 `tanh` units, a log-odds
+/// output — whose mean log-odds is the confidence (one network's answer in a corner of the evidence the fit saw
+/// little of depends on its random start; the mean of four much less). They are fitted once, across many
+/// workspaces, by `bench/fit_confidence.py`, never per workspace and never on a benchmark's test sentences.
+/// The fitting data are workspaces of every size drawn from the Snips 2017 *training*
+/// files, the Watson exports and `Intents/home.json`, each asked both its own held-out sentences (the answer is
+/// right or wrong) and other domains' sentences (the answer is always wrong). So the confidence means what it
+/// says: of the sentences given 0.8, about eight in ten got the right intent, whether the workspace has five
+/// examples an intent or three hundred.
+///
+/// Why not a straight logistic model of the same features: the evidence interacts. An unknown common word is
+/// strong evidence against a closed command set of six examples an intent ("remind me to buy milk" to a light
+/// switch) and weak evidence against a workspace full of song and place names; a sentence whose every word is
+/// known is almost surely in scope when the classifier agrees, and not when it is torn between two intents.
+/// A linear model has one weight for each and has to split the difference; the hidden layer learns the
+/// combinations (docs/language-engine.md has the numbers).
 public enum ConfidenceModel {
-    /// `bench/fit_confidence.py` prints these (see docs/language-engine.md for the run that made them). They were
-    /// fitted from `hark eval --cases-out` evidence whose classifier probabilities were rounded to four decimals;
-    /// the script now reads the unrounded features and prints values that differ from these in the fourth decimal.
-    static let coefficients: [Double] = [-0.7441, 0.2286, 0.1154, 0.1324, -0.1047, -0.4759, -0.2428, 0.9200, -0.4337, 0.0402, 0.8565, -0.1726, 0.0539, 0.6021, -0.0924]
+    /// One fitted network: standardisation of the inputs, one hidden layer of `tanh` units, a linear output (log-odds).
+    struct Network: Sendable {
+        let inputMean: [Double]
+        let inputScale: [Double]
+        let hiddenWeights: [[Double]]
+        let hiddenBias: [Double]
+        let outputWeights: [Double]
+        let outputBias: Double
 
+        func logOdds(_ x: [Double]) -> Double {
+            var z = outputBias
+            for h in hiddenBias.indices {
+                var a = hiddenBias[h]
+                let row = hiddenWeights[h]
+                for i in x.indices { a += row[i] * (x[i] - inputMean[i]) / inputScale[i] }
+                z += outputWeights[h] * tanh(a)
+            }
+            return z
+        }
+    }
+
+    /// The mean log-odds of the fitted networks (`networks`, in ConfidenceModel+Parameters.swift), as a probability.
     public static func confidence(_ evidence: ConfidenceEvidence) -> Double {
+        let x = evidence.features
         var z = 0.0
-        for (c, x) in zip(coefficients, evidence.features) { z += c * x }
-        return 1 / (1 + exp(-z))
+        for network in networks { z += network.logOdds(x) }
+        return 1 / (1 + exp(-z / Double(max(networks.count, 1))))
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 ///    use — one English knows well (evidence against every intent) or not (a name or a typo, weak evidence).
 ///    With the classifier's top probability, how open the workspace's vocabulary is and how many examples it
 ///    has, this is `ConfidenceEvidence`.
-/// 3. **Calibration.** `ConfidenceModel`, a logistic model fitted once across many workspaces of every size,
+/// 3. **Calibration.** `ConfidenceModel`, small neural networks fitted once across many workspaces of every size,
 ///    turns the evidence into the probability that the top intent is right. The other intents keep their
 ///    classifier odds against the top one.
 /// 4. **Exact matches.** A sentence equal to an example (after normalisation) gets 0.99 for its intent; one
@@ -24,6 +24,8 @@ public struct Matcher: Sendable {
     let documentFrequency: [String: Int]
     /// For each stem, the intent whose examples use it most, if that intent has at least half of its uses.
     let dominantIntent: [String: Int]
+    /// For each stem, the share of each intent's examples that use it (intent index → share).
+    let intentShare: [String: [Int: Double]]
     let lexicon: EnglishLexicon
     /// The median held-out unknown-word rate of the examples (`ConfidenceEvidence.openness`).
     let openness: Double
@@ -85,6 +87,8 @@ public struct Matcher: Sendable {
             if let best = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), 2 * best.value >= total { dominant[stem] = best.key }
         }
         dominantIntent = dominant
+        let exampleCounts = workspace.intents.map { max($0.examples.count, 1) }
+        intentShare = perIntent.mapValues { counts in counts.reduce(into: [:]) { $0[$1.key] = Double($1.value) / Double(exampleCounts[$1.key]) } }
         // Held out, an example's own annotated mentions and dictionary matches say nothing (their values came
         // from it); only system entities (numbers, dates, times) explain words on their own.
         let heldOutRates = exampleTokens.map { tokens, entities in
@@ -133,6 +137,9 @@ public struct Matcher: Sendable {
             } else if documentFrequency[t.stem] != nil {
                 ev.known += 1
                 if dominantIntent[t.stem] == topIntent { ev.topIntentWords += 1 }
+                let share = intentShare[t.stem]?[topIntent] ?? 0
+                ev.topIntentTypicality += share
+                ev.topIntentKeyword = max(ev.topIntentKeyword, share)
                 if !sawContent { ev.firstContentKnown = 1 }
                 sawContent = true
             } else {
