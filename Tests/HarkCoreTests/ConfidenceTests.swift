@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Every paraphrase gets the right top intent, and most get it with the confidence the tutorial's app
-    /// acts on (> 0.9). Measured: 40/40 right, 32/40 above 0.9 (the linear calibration: 22/40; before either: 12/40).
+    /// acts on (> 0.9). Measured: 40/40 right, 34/40 above 0.9 (the linear calibration: 22/40; before either: 12/40).
     /// Issue 12's target is 90% above 0.9: not reached yet; this guards what is.
     @Test func paraphrasesOfCommandsAreRightAndMostlySure() {
         let inScope = Self.cases.filter { $0.intent != nil }
@@ -34,15 +34,15 @@ import Testing
             if u.intents.first?.intent == c.intent, (u.intents.first?.confidence ?? 0) > 0.9 { sure += 1 }
         }
         #expect(right == inScope.count)
-        #expect(sure >= 31, "only \(sure) of \(inScope.count) above 0.9")
+        #expect(sure >= 33, "only \(sure) of \(inScope.count) above 0.9")
     }
 
-    /// Unrelated sentences: measured 24/30 below 0.2 (the linear calibration: 13/30; before either: 0/30).
+    /// Unrelated sentences: measured 25/30 below 0.2 (the linear calibration: 13/30; before either: 0/30).
     /// Issue 12's target is 90%: not reached yet; this guards what is.
     @Test func unrelatedSentencesAreOftenRejected() {
         let outOfScope = Self.cases.filter { $0.intent == nil }
         let rejected = outOfScope.filter { (Self.tutorial.understand($0.text, now: Self.now).intents.first?.confidence ?? 0) < 0.2 }
-        #expect(rejected.count >= 23, "only \(rejected.count) of \(outOfScope.count) rejected")
+        #expect(rejected.count >= 24, "only \(rejected.count) of \(outOfScope.count) rejected")
     }
 
     @Test func aSentenceOfWordsEnglishKnowsIsLessLikelyThanOneOfNames() {
@@ -55,6 +55,15 @@ import Testing
         evidence.unknownRare = evidence.unknownCommon
         evidence.unknownCommon = 0
         #expect(ConfidenceModel.confidence(evidence) > ConfidenceModel.confidence(words.evidence))
+    }
+
+    /// Nothing the examples had: the classifier's answer would be its bias, so no intent at all.
+    @Test func aSentenceWithNothingTheExamplesHadGetsNoIntent() {
+        let u = Self.tutorial.understand("blah blah", now: Self.now)
+        #expect(u.intents.allSatisfy { $0.confidence == 0 }, "\(u.intents)")
+        #expect(u.reportedIntents(alternates: false).isEmpty)
+        let known = Self.tutorial.understand("blah the light", now: Self.now)
+        #expect((known.intents.first?.confidence ?? 0) > 0)
     }
 
     @Test func theLexiconSkipsNamesAndPossessives() {

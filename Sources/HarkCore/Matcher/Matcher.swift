@@ -14,6 +14,8 @@ import Foundation
 /// 3. **Calibration.** `ConfidenceModel`, small neural networks fitted once across many workspaces of every size,
 ///    turns the evidence into the probability that the top intent is right. The other intents keep their
 ///    classifier odds against the top one.
+///    A sentence none of whose features (words, word pairs, entity types) any example has gets no intent: the
+///    classifier's answer would be its bias alone.
 /// 4. **Exact matches.** A sentence equal to an example (after normalisation) gets 0.99 for its intent; one
 ///    equal to a counterexample gets every intent scaled down twenty-fold.
 public struct Matcher: Sendable {
@@ -168,14 +170,15 @@ public struct Matcher: Sendable {
         let tokens = Tokenizer.tokenize(text)
         let entities = extractor.extract(from: text, tokens: tokens, now: now, timeZone: timeZone)
         let (hashes, names) = Features.extract(tokens: tokens, entities: entities, names: explain)
-        let (probabilities, _) = classifier.probabilities(hashes)
+        let (probabilities, knownFeatures) = classifier.probabilities(hashes)
         var top = 0
         for i in intentNames.indices where probabilities[i] > probabilities[top] { top = i }
         let classifierTop = intentNames.isEmpty ? 0 : Double(probabilities[top])
         var (evidence, unknown) = evidence(tokens: tokens, entities: entities, classifierTop: classifierTop, topIntent: top)
         for i in intentNames.indices where i != top { evidence.classifierSecond = max(evidence.classifierSecond, Double(probabilities[i])) }
         // The calibrated probability that the top intent is right; the others keep their odds against it.
-        let topConfidence = tokens.isEmpty ? 0 : ConfidenceModel.confidence(evidence)
+        // With no feature the examples ever had ("blah blah"), the classifier's answer is its bias alone: no intent.
+        let topConfidence = tokens.isEmpty || knownFeatures == 0 ? 0 : ConfidenceModel.confidence(evidence)
         let scale = classifierTop > 0 ? topConfidence / classifierTop : 0
         let key = Self.normalised(tokens)
         let exactIntent = exactExamples[key]
