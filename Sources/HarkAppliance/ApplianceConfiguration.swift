@@ -116,7 +116,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var alsaConfigFile: String? { alsaConfig.map { resolve($0).path } }
 
     /// The names of the configured devices, as dialog actions use them.
-    public var deviceNames: [String] { outputs.keys.sorted() + ["camera"] }
+    public var deviceNames: [String] { outputs.keys.sorted() + [DeviceSet.cameraName] }
 
     /// `path` resolved against the configuration file's directory (or the current directory).
     public func resolve(_ path: String) -> URL {
@@ -207,7 +207,7 @@ extension ApplianceConfiguration {
                             guard let value = o[key] else { continue }
                             outputs[key] = try reader.output(value, "\(p).\(key)", name: key)
                         }
-                        if outputs["camera"] != nil { throw ConfigurationError("\(name): \(p).camera: the name camera is the camera's; pick another output name") }
+                        if outputs[DeviceSet.cameraName] != nil { throw ConfigurationError("\(name): \(p).camera: the name camera is the camera's; pick another output name") }
                         c.outputs = outputs
                     },
                     "button": { v, p throws(ConfigurationError) in c.button = v.isNull ? nil : try reader.button(v, p) },

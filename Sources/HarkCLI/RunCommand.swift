@@ -120,8 +120,8 @@ enum RunCommand: Command {
         // end of input would otherwise end an appliance that has no microphone.
         let piped = StandardInput.isPipeOrFile
         let console = interactive || consoleFlag || piped
-        let simulatedGPIO = devices.simulated.contains { $0 != "camera" }
-        let simulatedCamera = devices.simulated.contains("camera")
+        let simulatedGPIO = devices.simulated.contains { $0 != DeviceSet.cameraName }
+        let simulatedCamera = devices.simulated.contains(DeviceSet.cameraName)
         if simulatedGPIO && configuration.simulate == .auto { missing.append("GPIO chip") }
         if simulatedCamera && configuration.simulate == .auto { missing.append("camera") }
         var line = "hark: running \(workspace.name)"
