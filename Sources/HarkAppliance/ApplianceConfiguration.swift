@@ -1,6 +1,7 @@
 import Foundation
 import HarkCore
 import HarkDevices
+import HarkSpeech
 
 /// Everything `hark run` can be told, from one JSON file (`//` comments allowed). Every field has a default,
 /// so an empty file — or no file — is a working configuration. `deploy/hark.json` is the commented example;
@@ -74,8 +75,8 @@ public struct ApplianceConfiguration: Sendable, Equatable {
 
     /// Acoustic model directory (nil = Debian's en-us); thresholds a spoken command must reach to be acted on.
     public var acousticModel: String?
-    public var acousticThreshold = 0.5
-    public var intentThreshold = 0.2
+    public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
+    public var intentThreshold = Understanding.reportingThreshold
 
     /// The GPIO chip and the named lines on it.
     public var chip = "gpiochip0"

@@ -91,12 +91,12 @@ enum RunCommand: Command {
         let synthesizer = try setup.synthesizer()
         var speaker: (any AudioSink)?
         if let output {
-            do { speaker = try AudioFileSink(path: output, format: PCMFormat(sampleRate: 22_050, channels: 1)) } catch {
+            do { speaker = try AudioFileSink(path: output, format: SpeechSynthesizer.playbackFormat) } catch {
                 throw CommandFailure(message: "--output \(output): \(error)", exitCode: 73)
             }
         } else {
             do {
-                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1), configFile: configuration.alsaConfigFile)
+                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: SpeechSynthesizer.playbackFormat, configFile: configuration.alsaConfigFile)
             } catch {
                 missing.append("speaker")
                 details.append("speaker: ALSA '\(configuration.playbackDevice)': \(error.message)")

@@ -44,7 +44,7 @@ enum SayCommand: Command {
             if let output {
                 sink = try AudioFileSink(path: output, format: .speech)
             } else {
-                sink = try ALSAPlayback(device: device ?? "default", format: PCMFormat(sampleRate: 22_050, channels: 1))
+                sink = try ALSAPlayback(device: device ?? "default", format: SpeechSynthesizer.playbackFormat)
             }
         } catch {
             throw CommandFailure(message: "\(error)", exitCode: 69)

@@ -68,7 +68,7 @@ enum ApplianceCheck {
         let microphone = CaptureThread(device, blockFrames: 800)
         microphone.start()
         defer { microphone.stop() }
-        let speaker = try ALSAPlayback(device: c.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1))
+        let speaker = try ALSAPlayback(device: c.playbackDevice, format: SpeechSynthesizer.playbackFormat)
         let log = EventLog(echo: true)
         let runner = TurnRunner(
             assistant: try Assistant(workspace: context.workspace), devices: devices,

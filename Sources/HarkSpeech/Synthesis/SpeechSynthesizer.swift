@@ -1,7 +1,7 @@
 import CEspeakNG
 import HarkAudio
 
-/// Text to speech with eSpeak NG, in process: 16-bit mono audio at eSpeak's rate (22050 Hz).
+/// Text to speech with eSpeak NG, in process: 16-bit mono audio at eSpeak's rate (`playbackFormat`, 22 050 Hz).
 ///
 /// A synthesizer is only a set of options (voice, rate, pitch, volume), checked when it is made; the
 /// engine behind it is the process's single eSpeak NG (`ESpeakEngine`), so any number of synthesizers
@@ -13,6 +13,10 @@ import HarkAudio
 /// one process differs slightly (measured: "good morning" 14716, 14729, 14733 samples; same words,
 /// same envelope; a 2.8 s sentence varied between 62205 and 62846 samples, ±15 ms, over 12 calls).
 public struct SpeechSynthesizer: Sendable {
+    /// The format speakers are opened in: eSpeak NG's own rate, mono, so speech reaches the sound card
+    /// without resampling. `hark run`, `hark serve`, `hark say` and the hardware check all open this one.
+    public static let playbackFormat = PCMFormat(sampleRate: 22_050, channels: 1)
+
     /// Speaking rates eSpeak NG accepts, in words per minute (`espeakRATE_MINIMUM`…`espeakRATE_MAXIMUM`).
     public static let rateRange = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
     /// Base pitch: 0…100, 50 is the voice's normal pitch.
