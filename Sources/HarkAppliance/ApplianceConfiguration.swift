@@ -64,10 +64,10 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var earcon = true
 
     /// eSpeak NG voice, words per minute, pitch 0–100, volume 0–200.
-    public var voice = "en-us"
-    public var rate = 175
-    public var pitch = 50
-    public var volume = 100
+    public var voice = SpeechSynthesizer.defaultVoice
+    public var rate = SpeechSynthesizer.defaultRate
+    public var pitch = SpeechSynthesizer.defaultPitch
+    public var volume = SpeechSynthesizer.defaultVolume
 
     /// Wake phrase: on or off, and an optional settings file overriding `Models/wake.json`.
     public var wakeEnabled = true

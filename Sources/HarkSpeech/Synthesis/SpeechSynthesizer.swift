@@ -33,8 +33,15 @@ public struct SpeechSynthesizer: Sendable {
     /// The format of `synthesize`'s output: eSpeak's sample rate, mono.
     public let outputFormat: PCMFormat
 
+    /// The voice, rate (eSpeak NG's normal), pitch and volume used unless configured: the defaults of
+    /// `hark say`, of the appliance's configuration and of this initializer alike.
+    public static let defaultVoice = "en-us"
+    public static let defaultRate = Int(espeakRATE_NORMAL)
+    public static let defaultPitch = 50
+    public static let defaultVolume = 100
+
     /// Checks every option against eSpeak NG: an unknown voice or variant, or a value out of range, throws.
-    public init(voice: String = "en-us", rate: Int = Int(espeakRATE_NORMAL), pitch: Int = 50, volume: Int = 100)
+    public init(voice: String = defaultVoice, rate: Int = defaultRate, pitch: Int = defaultPitch, volume: Int = defaultVolume)
         throws(SynthesisError) {
         for (option, value, allowed) in [("rate (words per minute)", rate, Self.rateRange),
                                          ("pitch", pitch, Self.pitchRange), ("volume", volume, Self.volumeRange)]
