@@ -4,7 +4,8 @@ import HarkDevices
 
 /// Runs dialog client actions on the appliance's devices (docs/device-actions.md): `light`/`led` on, off,
 /// toggle, blink; `camera` capture. The value handed back to the dialog is the device's state read back
-/// after the command, or the saved picture's path; each command also becomes an event.
+/// after the command, or the saved picture's path; each command also becomes an event. Failures are typed
+/// (`DeviceCommandError`): an unknown device, an unknown command, or a device that failed.
 public final class ActionDispatcher: DialogActionPerformer {
     public let devices: DeviceSet
     let pictures: PictureStore?
@@ -34,64 +35,69 @@ public final class ActionDispatcher: DialogActionPerformer {
 
     public func perform(_ action: DialogAction) throws(DialogActionFailure) -> JSONValue {
         let command = action.parameters["command"]?.stringValue ?? ""
-        let result: JSONValue
-        do throws(DialogActionFailure) {
-            if action.name == "camera" {
+        do { return try run(device: action.name, command: command).dialogValue } catch { throw DialogActionFailure(error.message) }
+    }
+
+    /// Runs `command` on the device named `name` and reports it as events: `action` (and `device` for an
+    /// output's state) when it ran, `error` when it did not. The API calls this directly and answers by the
+    /// error's case; the dialog goes through `perform`.
+    public func run(device name: String, command: String) throws(DeviceCommandError) -> DeviceCommandResult {
+        let result: DeviceCommandResult
+        do throws(DeviceCommandError) {
+            if name == DeviceSet.cameraName {
                 result = try capture(command: command)
-            } else if let output = devices.outputs[action.name] {
+            } else if let output = devices.outputs[name] {
                 result = try switchOutput(output, command: command)
             } else {
-                throw DialogActionFailure("no device named \"\(action.name)\" (configured: \(devices.names.joined(separator: ", ")))")
+                throw .noSuchDevice("no device named \"\(name)\" (configured: \(devices.names.joined(separator: ", ")))")
             }
         } catch {
-            report(event(.error, "\(action.name) \(command): \(error.message)", ["name": .string(action.name), "command": .string(command)]))
+            report(event(.error, "\(name) \(command): \(error.message)", ["name": .string(name), "command": .string(command)]))
             throw error
         }
-        report(event(.action, "\(action.name) \(command)", [
-            "name": .string(action.name), "command": .string(command), "result": result,
+        report(event(.action, "\(name) \(command)", [
+            "name": .string(name), "command": .string(command), "result": result.dialogValue,
         ]))
-        if action.name != "camera", let state = result.stringValue {
+        if case .state(let on) = result {
             // The line's state as read back, in the words the original phone app showed.
-            report(event(.device, "\(action.name.prefix(1).uppercased() + action.name.dropFirst()) is \(state)", [
-                "name": .string(action.name), "state": .string(state),
+            let state = on ? "on" : "off"
+            report(event(.device, "\(name.prefix(1).uppercased() + name.dropFirst()) is \(state)", [
+                "name": .string(name), "state": .string(state),
             ]))
         }
         return result
     }
 
-    private func switchOutput(_ output: any DigitalOutput, command: String) throws(DialogActionFailure) -> JSONValue {
-        do {
+    private func switchOutput(_ output: any DigitalOutput, command: String) throws(DeviceCommandError) -> DeviceCommandResult {
+        guard let command = OutputCommand(rawValue: command) else {
+            throw .unknownCommand("unknown command \"\(command)\" for \(output.name) (use on, off, toggle or blink)")
+        }
+        do throws(GPIOError) {
             switch command {
-            case "on": try output.set(true)
-            case "off": try output.set(false)
-            case "toggle": try output.set(!(try output.read()))
-            case "blink":
+            case .on: try output.set(true)
+            case .off: try output.set(false)
+            case .toggle: try output.set(!(try output.read()))
+            case .blink:
                 let before = try output.read()
                 try output.set(!before)
                 Thread.sleep(forTimeInterval: Double(Self.blinkDuration.components.attoseconds) / 1e18)
                 try output.set(before)
-            default:
-                throw DialogActionFailure("unknown command \"\(command)\" for \(output.name) (use on, off, toggle or blink)")
             }
-            return .string(try output.read() ? "on" : "off")
-        } catch let error as GPIOError {
-            throw DialogActionFailure(error.message)
-        } catch let error as DialogActionFailure {
-            throw error
+            return .state(try output.read())
         } catch {
-            throw DialogActionFailure("\(error)")
+            throw .deviceFailed(error.message)
         }
     }
 
-    private func capture(command: String) throws(DialogActionFailure) -> JSONValue {
+    private func capture(command: String) throws(DeviceCommandError) -> DeviceCommandResult {
         guard command == "capture" || command.isEmpty else {
-            throw DialogActionFailure("unknown command \"\(command)\" for camera (use capture)")
+            throw .unknownCommand("unknown command \"\(command)\" for camera (use capture)")
         }
-        guard let camera = devices.camera else { throw DialogActionFailure("no camera is configured") }
+        guard let camera = devices.camera else { throw .noSuchDevice("no camera is configured") }
         let picture: Picture
-        do { picture = try camera.capture() } catch { throw DialogActionFailure(error.message) }
+        do { picture = try camera.capture() } catch { throw .deviceFailed(error.message) }
         guard let pictures else {
-            throw DialogActionFailure("the picture was taken but there is no picture store to keep it")
+            throw .deviceFailed("the picture was taken but there is no picture store to keep it")
         }
         do {
             let stored = try pictures.save(picture, trigger: trigger, turn: turn)
@@ -104,9 +110,9 @@ public final class ActionDispatcher: DialogActionPerformer {
             data["source"] = .string(picture.source)
             data["trigger"] = .string(trigger)
             announce(ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)", turn: turn, data: data, time: picture.capturedAt))
-            return .string(stored.url.path)
+            return .picture(stored)
         } catch {
-            throw DialogActionFailure("saving the picture: \(error)")
+            throw .deviceFailed("saving the picture: \(error)")
         }
     }
 

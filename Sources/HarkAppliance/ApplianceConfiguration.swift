@@ -1,6 +1,7 @@
 import Foundation
 import HarkCore
 import HarkDevices
+import HarkSpeech
 
 /// Everything `hark run` can be told, from one JSON file (`//` comments allowed). Every field has a default,
 /// so an empty file — or no file — is a working configuration. `deploy/hark.json` is the commented example;
@@ -63,10 +64,10 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var earcon = true
 
     /// eSpeak NG voice, words per minute, pitch 0–100, volume 0–200.
-    public var voice = "en-us"
-    public var rate = 175
-    public var pitch = 50
-    public var volume = 100
+    public var voice = SpeechSynthesizer.defaultVoice
+    public var rate = SpeechSynthesizer.defaultRate
+    public var pitch = SpeechSynthesizer.defaultPitch
+    public var volume = SpeechSynthesizer.defaultVolume
 
     /// Wake phrase: on or off, and an optional settings file overriding `Models/wake.json`.
     public var wakeEnabled = true
@@ -74,8 +75,8 @@ public struct ApplianceConfiguration: Sendable, Equatable {
 
     /// Acoustic model directory (nil = Debian's en-us); thresholds a spoken command must reach to be acted on.
     public var acousticModel: String?
-    public var acousticThreshold = 0.5
-    public var intentThreshold = 0.2
+    public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
+    public var intentThreshold = Understanding.reportingThreshold
 
     /// The GPIO chip and the named lines on it.
     public var chip = "gpiochip0"
@@ -116,7 +117,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var alsaConfigFile: String? { alsaConfig.map { resolve($0).path } }
 
     /// The names of the configured devices, as dialog actions use them.
-    public var deviceNames: [String] { outputs.keys.sorted() + ["camera"] }
+    public var deviceNames: [String] { outputs.keys.sorted() + [DeviceSet.cameraName] }
 
     /// `path` resolved against the configuration file's directory (or the current directory).
     public func resolve(_ path: String) -> URL {
@@ -207,7 +208,7 @@ extension ApplianceConfiguration {
                             guard let value = o[key] else { continue }
                             outputs[key] = try reader.output(value, "\(p).\(key)", name: key)
                         }
-                        if outputs["camera"] != nil { throw ConfigurationError("\(name): \(p).camera: the name camera is the camera's; pick another output name") }
+                        if outputs[DeviceSet.cameraName] != nil { throw ConfigurationError("\(name): \(p).camera: the name camera is the camera's; pick another output name") }
                         c.outputs = outputs
                     },
                     "button": { v, p throws(ConfigurationError) in c.button = v.isNull ? nil : try reader.button(v, p) },

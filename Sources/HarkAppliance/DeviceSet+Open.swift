@@ -52,7 +52,7 @@ extension DeviceSet {
         let noVideo = !FileManager.default.fileExists(atPath: c.cameraDevice) && V4L2Devices.list().isEmpty
         if c.simulate == .always || (c.simulate == .auto && noVideo) {
             do { camera = try SimulatedCamera(width: c.cameraWidth, height: c.cameraHeight, quality: c.jpegQuality) } catch { throw DeviceError("camera: \(error.message)") }
-            simulated.append("camera")
+            simulated.append(DeviceSet.cameraName)
             descriptions.append("camera: simulated \(c.cameraWidth)×\(c.cameraHeight) test pattern")
         } else {
             do {

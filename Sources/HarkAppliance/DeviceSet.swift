@@ -30,7 +30,7 @@ public final class DeviceSet: Sendable {
     }
 
     /// Device names as dialog actions use them.
-    public var names: [String] { outputs.keys.sorted() + (camera == nil ? [] : ["camera"]) }
+    public var names: [String] { outputs.keys.sorted() + (camera == nil ? [] : [Self.cameraName]) }
 
     /// Each output's state as the line reports it now, keyed by its context variable (`"on"`/`"off"`);
     /// a line that cannot be read is left out and reported in `failures`.

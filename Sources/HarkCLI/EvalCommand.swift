@@ -11,7 +11,7 @@ enum EvalCommand: Command {
         Each line of CASES.jsonl: {"text": "...", "intent": "Name" or null (out of scope), "entities": {...}}.
         A case's prediction is the top intent if its confidence is at or above the threshold, else none.
           --workspace PATH     Watson Assistant v1 workspace JSON (default Intents/home.json)
-          --threshold X        acceptance threshold (default 0.2, Watson's)
+          --threshold X        acceptance threshold (default \(Understanding.reportingThreshold), Watson's)
           --show-failures N    list up to N misclassified cases (default 0)
           --json               print the report as one JSON object
           --cases-out FILE     write each case's outcome as a JSON line: top intent, confidence and the

@@ -8,7 +8,7 @@ enum ParseCommand: Command {
     static let usage = """
         USAGE: hark parse [--workspace PATH] [--alternates] [--explain] [--json] TEXT...
 
-        Prints the intents (those at or above 0.2; the top ten with --alternates) and entities of TEXT.
+        Prints the intents (those at or above \(Understanding.reportingThreshold); the top ten with --alternates) and entities of TEXT.
           --workspace PATH  Watson Assistant v1 workspace JSON (default Intents/home.json)
           --alternates      list the top ten intents, as Watson's alternate_intents does
           --explain         show the features, unknown words and adjustments that decided
@@ -39,7 +39,7 @@ enum ParseCommand: Command {
             return 0
         }
         var out = "input: \(text)\n\nintents:\n"
-        if intents.isEmpty { out += "  (none at or above 0.2: out of scope; top was \(u.intents.first.map { "\($0.intent) \(fmt($0.confidence))" } ?? "nothing"))\n" }
+        if intents.isEmpty { out += "  (none at or above \(Understanding.reportingThreshold): out of scope; top was \(u.intents.first.map { "\($0.intent) \(fmt($0.confidence))" } ?? "nothing"))\n" }
         for i in intents { out += "  \(i.intent.padding(toLength: 24, withPad: " ", startingAt: 0)) \(fmt(i.confidence))\n" }
         out += "\nentities:\n"
         if u.entities.isEmpty { out += "  (none)\n" }

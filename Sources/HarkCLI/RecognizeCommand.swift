@@ -15,7 +15,7 @@ enum RecognizeCommand: Command {
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
         mono) with a grammar generated from the workspace, then understands the transcript exactly as
         `hark parse` understands typed text. A command is accepted when the audio fits the words (acoustic
-        confidence ≥ 0.5) and the words fit an intent (confidence ≥ 0.2).
+        confidence ≥ \(SpeechUnderstanding.defaultAcousticThreshold)) and the words fit an intent (confidence ≥ \(Understanding.reportingThreshold)).
           --workspace PATH  Watson Assistant v1 workspace JSON (default Intents/home.json)
           --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them;
                             its acoustic confidence is not calibrated yet, so only the intent confidence decides)

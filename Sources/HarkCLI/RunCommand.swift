@@ -91,12 +91,12 @@ enum RunCommand: Command {
         let synthesizer = try setup.synthesizer()
         var speaker: (any AudioSink)?
         if let output {
-            do { speaker = try AudioFileSink(path: output, format: PCMFormat(sampleRate: 22_050, channels: 1)) } catch {
+            do { speaker = try AudioFileSink(path: output, format: SpeechSynthesizer.playbackFormat) } catch {
                 throw CommandFailure(message: "--output \(output): \(error)", exitCode: 73)
             }
         } else {
             do {
-                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1), configFile: configuration.alsaConfigFile)
+                speaker = try ALSAPlayback(device: configuration.playbackDevice, format: SpeechSynthesizer.playbackFormat, configFile: configuration.alsaConfigFile)
             } catch {
                 missing.append("speaker")
                 details.append("speaker: ALSA '\(configuration.playbackDevice)': \(error.message)")
@@ -120,8 +120,8 @@ enum RunCommand: Command {
         // end of input would otherwise end an appliance that has no microphone.
         let piped = StandardInput.isPipeOrFile
         let console = interactive || consoleFlag || piped
-        let simulatedGPIO = devices.simulated.contains { $0 != "camera" }
-        let simulatedCamera = devices.simulated.contains("camera")
+        let simulatedGPIO = devices.simulated.contains { $0 != DeviceSet.cameraName }
+        let simulatedCamera = devices.simulated.contains(DeviceSet.cameraName)
         if simulatedGPIO && configuration.simulate == .auto { missing.append("GPIO chip") }
         if simulatedCamera && configuration.simulate == .auto { missing.append("camera") }
         var line = "hark: running \(workspace.name)"
@@ -153,40 +153,48 @@ enum RunCommand: Command {
 
         let stop = SignalStop(triggers: appliance.triggers)
         defer { stop.cancel() }
-        var server: ServerSetup.Started?
-        if configuration.serverEnabled && !noServer {
-            // Web push-to-talk gets a recogniser of its own, so it never waits for the microphone's.
-            let webRecognizer = try? SpeechCLI.recognizer(workspace: workspace, model: setup.speechModel, options: RecognitionOptions())
-            let triggers = appliance.triggers
-            var speak: (@Sendable (String) -> Bool)?
-            if speaker != nil {
-                // Spoken by the loop, between turns, on the one speaker.
-                speak = { text in
-                    triggers.post(.say(text))
-                    return true
-                }
-            }
-            do {
-                server = try ServerSetup.start(
-                    configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
-                    recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, port: port)
-            } catch let failure as CommandFailure {
-                // The voice loop does not need the page: a taken port must not silence the appliance.
-                printError("hark: the web page and API are off: \(failure.message)")
-                appliance.turns.recorder.record(.error, "server: \(failure.message)", ["source": "server"])
-            }
-            if let server {
-                let auth = server.auth
-                appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
-                appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }
-                printError("hark: web page and API at \(server.url)" + (server.pairingCode.map { "; pair a browser with code \($0) (valid 5 minutes; `hark pair` makes another)" } ?? ""))
-            }
-        }
+        let server = configuration.serverEnabled && !noServer
+            ? try startServer(setup, appliance: appliance, synthesizer: synthesizer, spoken: speaker != nil, port: port) : nil
         defer { server?.server.stop() }
         if console { ConsoleReader.start(posting: appliance.triggers) }
         let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
         do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }
         return status
+    }
+
+    /// The web page and API beside the voice loop, on the loop's turn runner; `nil` when the server cannot
+    /// start (a `CommandFailure`), which is reported and leaves the voice loop running. `spoken`: `/api/say` goes to the loop's
+    /// speaker between turns.
+    static func startServer(
+        _ setup: ApplianceParts, appliance: Appliance, synthesizer: SpeechSynthesizer, spoken: Bool, port: Int?
+    ) throws -> ServerSetup.Started? {
+        // Web push-to-talk gets a recogniser of its own, so it never waits for the microphone's.
+        let webRecognizer = try? SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: RecognitionOptions())
+        let triggers = appliance.triggers
+        var speak: (@Sendable (String) -> Bool)?
+        if spoken {
+            // Spoken by the loop, between turns, on the one speaker.
+            speak = { text in
+                triggers.post(.say(text))
+                return true
+            }
+        }
+        let server: ServerSetup.Started
+        do {
+            server = try ServerSetup.start(
+                configuration: setup.configuration, dataDirectory: setup.dataDirectory, turns: appliance.turns, pictures: setup.pictures,
+                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, port: port)
+        } catch let failure as CommandFailure {
+            // The voice loop does not need the page: a taken port must not silence the appliance.
+            printError("hark: the web page and API are off: \(failure.message)")
+            appliance.turns.recorder.record(.error, "server: \(failure.message)", ["source": "server"])
+            return nil
+        }
+        let auth = server.auth
+        appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
+        appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }
+        printError("hark: web page and API at \(server.url)" + (server.pairingCode.map { "; pair a browser with code \($0) (valid 5 minutes; `hark pair` makes another)" } ?? ""))
+        return server
     }
 
     /// "a, b and c".

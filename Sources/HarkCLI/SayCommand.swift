@@ -11,17 +11,17 @@ enum SayCommand: Command {
 
         Synthesises TEXT in-process with eSpeak NG (22.05 kHz), converted to the output's rate; playback
         starts while the rest of a long reply is still being synthesised.
-          --voice V        eSpeak NG voice, e.g. en-us, en, en+f3 (default en-us); --voice list shows them
-          --rate N         words per minute, \(SpeechSynthesizer.rateRange.lowerBound)–\(SpeechSynthesizer.rateRange.upperBound) (default 175)
-          --pitch N        0–100 (default 50)
+          --voice V        eSpeak NG voice, e.g. en-us, en, en+f3 (default \(SpeechSynthesizer.defaultVoice)); --voice list shows them
+          --rate N         words per minute, \(SpeechSynthesizer.rateRange.lowerBound)–\(SpeechSynthesizer.rateRange.upperBound) (default \(SpeechSynthesizer.defaultRate))
+          --pitch N        0–100 (default \(SpeechSynthesizer.defaultPitch))
           --output FILE    write a 16 kHz mono WAV (or FLAC, by extension) instead of playing
           --device NAME    ALSA playback device (default "default")
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        let voice = try args.option("--voice") ?? "en-us"
-        let rate = try args.option("--rate", parse: { Int($0) }, expected: "a whole number of words per minute") ?? 175
-        let pitch = try args.option("--pitch", parse: { Int($0) }, expected: "a whole number 0–100") ?? 50
+        let voice = try args.option("--voice") ?? SpeechSynthesizer.defaultVoice
+        let rate = try args.option("--rate", parse: { Int($0) }, expected: "a whole number of words per minute") ?? SpeechSynthesizer.defaultRate
+        let pitch = try args.option("--pitch", parse: { Int($0) }, expected: "a whole number 0–100") ?? SpeechSynthesizer.defaultPitch
         let output = try args.option("--output")
         let device = try args.option("--device")
         let words = try args.positionals()
@@ -44,7 +44,7 @@ enum SayCommand: Command {
             if let output {
                 sink = try AudioFileSink(path: output, format: .speech)
             } else {
-                sink = try ALSAPlayback(device: device ?? "default", format: PCMFormat(sampleRate: 22_050, channels: 1))
+                sink = try ALSAPlayback(device: device ?? "default", format: SpeechSynthesizer.playbackFormat)
             }
         } catch {
             throw CommandFailure(message: "\(error)", exitCode: 69)

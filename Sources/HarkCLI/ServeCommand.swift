@@ -50,7 +50,7 @@ enum ServeCommand: Command {
         let synthesizer = try setup.synthesizer()
         let recognizer = try SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: RecognitionOptions())
         let speaker = try? ALSAPlayback(
-            device: configuration.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1),
+            device: configuration.playbackDevice, format: SpeechSynthesizer.playbackFormat,
             configFile: configuration.alsaConfigFile)
         let speak: (@Sendable (String) -> Bool)? = speaker.map { SpeakerLine(speaker: $0, synthesizer: synthesizer).say }
 

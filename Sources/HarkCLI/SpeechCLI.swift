@@ -128,8 +128,8 @@ enum SpeechCLI {
     static func rejectionReason(_ c: SpokenCommand) -> String {
         if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
         var reasons: [String] = []
-        if c.acousticConfidence < 0.5 { reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence)) }
-        if c.intentConfidence < Understanding.reportingThreshold { reasons.append(String(format: "no intent reaches 0.2: %.3f", c.intentConfidence)) }
+        if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold { reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence)) }
+        if c.intentConfidence < Understanding.reportingThreshold { reasons.append(String(format: "no intent reaches %g: %.3f", Understanding.reportingThreshold, c.intentConfidence)) }
         return reasons.isEmpty ? "below the thresholds" : reasons.joined(separator: "; ")
     }
 }

@@ -53,10 +53,11 @@ enum ApplianceCheck {
         let data = URL(fileURLWithPath: "/tmp/hwcheck-appliance-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         let c = try configuration(context, camera: try CameraChecks.vivid().path, data: data)
-        let devices = try DeviceSet.open(c)
-        try expect(devices.simulated.isEmpty, "DeviceSet simulated \(devices.simulated) with simulate = false")
-        let store = try EventStore(path: data.appendingPathComponent("events.sqlite3"))
-        let pictures = try PictureStore(directory: data.appendingPathComponent("pictures"), limit: c.keepPictures, events: store)
+        // The same parts `hark run` and `hark serve` build from a configuration.
+        let parts = try ApplianceParts(configuration: c, workspace: context.workspace, dataDirectory: data)
+        try expect(parts.devices.simulated.isEmpty, "DeviceSet simulated \(parts.devices.simulated) with simulate = false")
+        let store = parts.store
+        let pictures = parts.pictures
         let recognizer = try SpeechRecognizer(
             workspace: context.workspace, pronunciations: try CustomThenESpeak(customDictionary: context.pronunciations))
         // Unlike `hark run` (a 0.1 s buffer the loop reads itself): a 0.5 s buffer read by a thread that does
@@ -68,15 +69,11 @@ enum ApplianceCheck {
         let microphone = CaptureThread(device, blockFrames: 800)
         microphone.start()
         defer { microphone.stop() }
-        let speaker = try ALSAPlayback(device: c.playbackDevice, format: PCMFormat(sampleRate: 22_050, channels: 1))
+        let speaker = try ALSAPlayback(device: c.playbackDevice, format: SpeechSynthesizer.playbackFormat)
         let log = EventLog(echo: true)
-        let runner = TurnRunner(
-            assistant: try Assistant(workspace: context.workspace), devices: devices,
-            recorder: EventRecorder(store: store) { event, _ in log.append(event) }, pictures: pictures,
-            acousticThreshold: c.acousticThreshold, intentThreshold: c.intentThreshold, seed: 6)
+        let runner = parts.turns(seed: 6) { event, _ in log.append(event) }
         let appliance = try Appliance(
-            configuration: c, turns: runner, recognizer: recognizer, wake: nil,
-            synthesizer: try SpeechSynthesizer(voice: c.voice, rate: c.rate), speaker: speaker)
+            configuration: c, turns: runner, recognizer: recognizer, wake: nil, synthesizer: try parts.makeSynthesizer(), speaker: speaker)
 
         let outcome = Outcome()
         let triggers = appliance.triggers

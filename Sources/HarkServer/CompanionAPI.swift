@@ -328,7 +328,7 @@ public final class CompanionAPI: Sendable {
             do { o["state"] = .string(try button.read() ? "on" : "off") } catch { o["error"] = .string(error.message) }
             list.append(.object(o))
         }
-        if set.camera != nil { list.append(["name": "camera", "kind": "camera"]) }
+        if set.camera != nil { list.append(["name": .string(DeviceSet.cameraName), "kind": "camera"]) }
         return .json(200, ["devices": .array(list), "simulated": .array(set.simulated.map { .string($0) })])
     }
 
@@ -348,15 +348,16 @@ public final class CompanionAPI: Sendable {
         }
         let dispatcher = turns.dispatcher(turn: nil, trigger: "web")
         do {
-            let result = try dispatcher.perform(DialogAction(name: device, parameters: ["command": .string(command)]))
-            if device == "camera", let path = result.stringValue,
-               let stored = try? pictures?.list(limit: 5).first(where: { $0.url.path == path }) {
-                return .json(200, Self.pictureJSON(stored))
+            switch try dispatcher.run(device: device, command: command) {
+            case .picture(let stored): return .json(200, Self.pictureJSON(stored))
+            case .state(let on): return .json(200, ["name": .string(device), "state": .string(on ? "on" : "off")])
             }
-            return .json(200, ["name": .string(device), "state": result])
         } catch {
-            let status = error.message.hasPrefix("unknown command") ? 400 : 503
-            return .error(status, code: status == 400 ? "bad_request" : "unavailable", message: error.message)
+            switch error {
+            case .unknownCommand: return .error(400, code: "bad_request", message: error.message)
+            case .noSuchDevice: return .error(404, code: "not_found", message: error.message)
+            case .deviceFailed: return .error(503, code: "unavailable", message: error.message)
+            }
         }
     }
 

@@ -19,18 +19,22 @@ public struct SpokenCommand: Sendable {
 /// visible so a front end can say which one failed.
 public struct SpeechUnderstanding: Sendable {
     public let matcher: Matcher
-    /// Minimum acoustic confidence; 0.5 is the calibrated midpoint of `AcousticConfidence.standard`.
+    /// The default minimum acoustic confidence: the calibrated midpoint of `AcousticConfidence.standard`.
+    /// Every default threshold (configuration, `recognize`, the hardware check) is this one.
+    public static let defaultAcousticThreshold = 0.5
+
+    /// Minimum acoustic confidence; `defaultAcousticThreshold` unless configured.
     public var acousticThreshold: Double
     /// Minimum intent confidence; Watson's reporting threshold by default.
     public var intentThreshold: Double
 
-    public init(matcher: Matcher, acousticThreshold: Double = 0.5, intentThreshold: Double = Understanding.reportingThreshold) {
+    public init(matcher: Matcher, acousticThreshold: Double = defaultAcousticThreshold, intentThreshold: Double = Understanding.reportingThreshold) {
         self.matcher = matcher
         self.acousticThreshold = acousticThreshold
         self.intentThreshold = intentThreshold
     }
 
-    public init(workspace: Workspace, acousticThreshold: Double = 0.5, intentThreshold: Double = Understanding.reportingThreshold) {
+    public init(workspace: Workspace, acousticThreshold: Double = defaultAcousticThreshold, intentThreshold: Double = Understanding.reportingThreshold) {
         self.init(matcher: Matcher(workspace: workspace), acousticThreshold: acousticThreshold, intentThreshold: intentThreshold)
     }
 

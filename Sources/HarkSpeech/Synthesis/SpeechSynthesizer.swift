@@ -1,7 +1,7 @@
 import CEspeakNG
 import HarkAudio
 
-/// Text to speech with eSpeak NG, in process: 16-bit mono audio at eSpeak's rate (22050 Hz).
+/// Text to speech with eSpeak NG, in process: 16-bit mono audio at eSpeak's rate (`playbackFormat`, 22 050 Hz).
 ///
 /// A synthesizer is only a set of options (voice, rate, pitch, volume), checked when it is made; the
 /// engine behind it is the process's single eSpeak NG (`ESpeakEngine`), so any number of synthesizers
@@ -13,6 +13,10 @@ import HarkAudio
 /// one process differs slightly (measured: "good morning" 14716, 14729, 14733 samples; same words,
 /// same envelope; a 2.8 s sentence varied between 62205 and 62846 samples, ±15 ms, over 12 calls).
 public struct SpeechSynthesizer: Sendable {
+    /// The format speakers are opened in: eSpeak NG's own rate, mono, so speech reaches the sound card
+    /// without resampling. `hark run`, `hark serve`, `hark say` and the hardware check all open this one.
+    public static let playbackFormat = PCMFormat(sampleRate: 22_050, channels: 1)
+
     /// Speaking rates eSpeak NG accepts, in words per minute (`espeakRATE_MINIMUM`…`espeakRATE_MAXIMUM`).
     public static let rateRange = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
     /// Base pitch: 0…100, 50 is the voice's normal pitch.
@@ -29,8 +33,15 @@ public struct SpeechSynthesizer: Sendable {
     /// The format of `synthesize`'s output: eSpeak's sample rate, mono.
     public let outputFormat: PCMFormat
 
+    /// The voice, rate (eSpeak NG's normal), pitch and volume used unless configured: the defaults of
+    /// `hark say`, of the appliance's configuration and of this initializer alike.
+    public static let defaultVoice = "en-us"
+    public static let defaultRate = Int(espeakRATE_NORMAL)
+    public static let defaultPitch = 50
+    public static let defaultVolume = 100
+
     /// Checks every option against eSpeak NG: an unknown voice or variant, or a value out of range, throws.
-    public init(voice: String = "en-us", rate: Int = Int(espeakRATE_NORMAL), pitch: Int = 50, volume: Int = 100)
+    public init(voice: String = defaultVoice, rate: Int = defaultRate, pitch: Int = defaultPitch, volume: Int = defaultVolume)
         throws(SynthesisError) {
         for (option, value, allowed) in [("rate (words per minute)", rate, Self.rateRange),
                                          ("pitch", pitch, Self.pitchRange), ("volume", volume, Self.volumeRange)]
