@@ -49,7 +49,13 @@ public final class Appliance {
         var cause: String
         var startSample: Int
         var holding: Bool
+        /// Where the stream was when the held button was let go; the utterance ends `releaseTail` later.
+        var releasedAt: Int?
     }
+    /// After the held button is let go, the utterance takes this much more audio (it ends sooner on silence):
+    /// people let go as they finish the last word, and a decoder given no silence after it scores the sentence
+    /// lower ("turn off the light" 0.81 cut at the release, 0.91 with the silence after it).
+    static let releaseTail = 0.4
     private var listening: Listening?
     private var stopping = false
     /// Issues a one-time pairing code for the web page (nil when there is no server), and shows it.
@@ -143,8 +149,12 @@ public final class Appliance {
         case .buttonPressed:
             beginListening(source: .button, cause: "button", holding: configuration.button?.mode == .hold, audio: audio)
         case .buttonReleased:
-            if let l = listening, l.holding {
-                do { try finishListening(reason: "button released") } catch { emit(.error, "recognition: \(error)", [:]) }
+            if let l = listening, l.holding, l.releasedAt == nil {
+                if listener?.endpointer.speechStartSample == nil {
+                    do { try finishListening(reason: "button released") } catch { emit(.error, "recognition: \(error)", [:]) }
+                } else {
+                    listening?.releasedAt = streamSamples
+                }
             }
         case .inputClosed:
             textEnded = true
@@ -202,6 +212,10 @@ public final class Appliance {
         guard let listener, let l = listening else { return }
         if let transcript = try listener.process(block) {
             try endOfSpeech(transcript)
+            return
+        }
+        if let released = l.releasedAt, Double(streamSamples - released) >= Self.releaseTail * Double(PCMFormat.speech.sampleRate) {
+            try finishListening(reason: "button released")
             return
         }
         let waited = Double(streamSamples - l.startSample) / Double(PCMFormat.speech.sampleRate)

@@ -226,6 +226,76 @@ struct ApplianceLoopTests {
         #expect(bench.light == true)
     }
 
+    /// Holds the button before `speech` and, if `release` is set, lets go the moment the speech has been read;
+    /// silence follows either way. The release is posted as the button thread would post it, but from here, so
+    /// that the loop takes it right after the block it is reading (the button thread could be late).
+    final class HoldingSource: AudioSource, @unchecked Sendable {
+        let format = PCMFormat.speech
+        let speech: BufferedAudioSource
+        let tail: BufferedAudioSource
+        let setButton: (Bool) throws -> Void
+        let letGo: () -> Void
+        let waitForListening: DispatchSemaphore
+        let release: Bool
+        var pressed = false
+        var released = false
+        var heardListening = false
+        var waits = 0
+
+        init(speech: PCMBuffer, tail: PCMBuffer, release: Bool, waitForListening: DispatchSemaphore,
+             setButton: @escaping (Bool) throws -> Void, letGo: @escaping () -> Void) {
+            self.letGo = letGo
+            self.speech = BufferedAudioSource(speech)
+            self.tail = BufferedAudioSource(tail)
+            self.release = release
+            self.waitForListening = waitForListening
+            self.setButton = setButton
+        }
+
+        func read(maxFrames: Int) throws -> PCMBuffer? {
+            if !pressed {
+                pressed = true
+                try setButton(true)
+            }
+            if !heardListening {
+                heardListening = waitForListening.wait(timeout: .now() + .milliseconds(20)) == .success
+                waits += 1
+                if !heardListening && waits < 250 { return PCMBuffer(format: format, samples: [Int16](repeating: 0, count: 320)) }
+            }
+            if let block = speech.read(maxFrames: maxFrames) { return block }
+            if release && !released {
+                released = true
+                letGo()
+            }
+            return tail.read(maxFrames: maxFrames)
+        }
+    }
+
+    @Test("a held button let go as the last word ends still gives the decoder silence after it, and ends the turn before the endpointer would")
+    func releaseKeepsATail() throws {
+        func heardSeconds(release: Bool) throws -> Double {
+            let bench = try Bench(buttonMode: .hold)
+            // The synthesiser's own trailing silence is cut: the button goes up as the last sound ends.
+            let voice = try Self.espeak("turn on the light")
+            let last = voice.samples.lastIndex { abs(Int($0)) > 300 } ?? voice.samples.count - 1
+            let speech = Self.stream([Self.silence(0.3), PCMBuffer(format: voice.format, samples: Array(voice.samples[...last]))])
+            let source = HoldingSource(
+                speech: speech, tail: Self.silence(2), release: release, waitForListening: bench.listening,
+                setButton: { down in try bench.chip.setInput(.name("BUTTON"), physical: !down) },  // active low
+                letGo: { bench.appliance.triggers.post(.buttonReleased) })
+            _ = bench.appliance.run(audio: source, mode: .triggered, exitWhenInputEnds: true)
+            #expect(bench.texts(.transcript) == ["turn on the light"])
+            #expect(bench.light == true)
+            let transcript = bench.events.first { $0.kind == .transcript }
+            return transcript?.data["audio_seconds"]?.doubleValue ?? 0
+        }
+        let held = try heardSeconds(release: false)  // ends on the endpointer's 0.8 s of silence
+        let letGo = try heardSeconds(release: true)
+        #expect(letGo <= held - 0.1, "released: \(letGo) s, held: \(held) s")
+        // Measured: 0.35 s shorter than held with the tail; cut at the release it was 0.65 s shorter.
+        #expect(letGo >= held - 0.5, "released: \(letGo) s, held: \(held) s")
+    }
+
     @Test("typed turns: the dialog answers \"is the light on\" from the line, not from its memory")
     func typedTurnsReadTheLine() throws {
         let bench = try Bench(withRecognizer: false)
