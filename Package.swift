@@ -49,19 +49,25 @@ let package = Package(
         // The always-on loop: triggers, listening, dialog, device actions, the event store (SQLite), configuration.
         .target(name: "HarkAppliance", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "CSQLite"]),
 
-        // The LAN companion: HTTP/WebSocket/TLS (libwebsockets), auth (libsodium), the Watson-compatible and
-        // appliance APIs, the web page.
+        // The web engine: HTTP/1.1, HTTP/2, WebSocket and TLS on libwebsockets, routing, connection limits,
+        // Host/Origin policy, static files. Knows nothing of the appliance, auth or the API's routes.
+        .target(name: "HarkHTTP", dependencies: ["HarkCore", "CWebsockets", "CLWS", "COpenSSL"]),
+        // The LAN companion on that engine: auth (libsodium), the Watson-compatible and appliance APIs and their
+        // WebSockets. Every route is registered here (CompanionAPI.router).
         .target(name: "HarkServer", dependencies: [
-            "HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "CWebsockets", "CSodium", "COpenSSL", "CLWS",
+            "HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "CSodium",
         ]),
 
-        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkServer"]),
+        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer"]),
         .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"], exclude: ["Data"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
         .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices"]),
-        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkAppliance", "HarkCore"]),
+        // Clients that drive a real server byte by byte (HTTP/1.1, WebSocket), shared by the two server test targets.
+        .target(name: "HarkHTTPTestSupport", dependencies: ["HarkHTTP", "HarkCore"], path: "Tests/HarkHTTPTestSupport"),
+        .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore"]),
+        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance", "HarkServer"]),

@@ -2,6 +2,7 @@ import Foundation
 import HarkAppliance
 import HarkAudio
 import HarkCore
+import HarkHTTP
 import HarkServer
 import HarkSpeech
 

@@ -1,5 +1,6 @@
 import Foundation
 import HarkAppliance
+import HarkHTTP
 import Synchronization
 
 /// Who may use the companion server: pairing codes and passwords in, JWTs (HS256) out, and the check of

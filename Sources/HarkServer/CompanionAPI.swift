@@ -2,6 +2,7 @@ import Foundation
 import HarkAppliance
 import HarkCore
 import HarkDevices
+import HarkHTTP
 
 /// The appliance's API (docs/server-api.md) on a `Router`: pairing and login, Watson's `/message`, the event
 /// log and its live socket, pictures, devices, speech out and push-to-talk in. Every handler goes through the

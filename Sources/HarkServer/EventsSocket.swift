@@ -1,6 +1,7 @@
 import Foundation
 import HarkAppliance
 import HarkCore
+import HarkHTTP
 
 /// `WS /api/events`: the stored events after `since` first (a reconnecting page misses nothing), then every
 /// new one as it is stored, each as the JSON `hark events --json` prints, in id order without repeats.

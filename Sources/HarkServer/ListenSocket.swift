@@ -2,6 +2,7 @@ import Foundation
 import HarkAppliance
 import HarkAudio
 import HarkCore
+import HarkHTTP
 import HarkSpeech
 
 /// `WS /api/listen`: push-to-talk from the browser. Binary messages are 16 kHz mono s16le PCM as the

@@ -1,4 +1,5 @@
 import Dispatch
+import HarkHTTP
 import Synchronization
 
 /// Closes a listen socket that has gone quiet or stayed too long (`ListenLimits`), from a timer of its

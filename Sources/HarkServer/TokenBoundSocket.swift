@@ -1,4 +1,5 @@
 import Dispatch
+import HarkHTTP
 import Synchronization
 
 /// A WebSocket handler that lives only as long as the token it was opened with: every `checkInterval` the

@@ -1,4 +1,5 @@
 import Foundation
+import HarkHTTP
 import Synchronization
 import Testing
 @testable import HarkServer

@@ -1,6 +1,7 @@
 import Foundation
 import HarkAppliance
 import HarkCore
+import HarkHTTPTestSupport
 import HarkSpeech
 import Synchronization
 import Testing

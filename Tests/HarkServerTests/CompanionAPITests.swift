@@ -2,6 +2,7 @@ import Foundation
 import HarkAppliance
 import HarkCore
 import HarkDevices
+import HarkHTTP
 import Testing
 @testable import HarkServer
 

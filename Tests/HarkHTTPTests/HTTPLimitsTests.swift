@@ -1,8 +1,9 @@
 import Foundation
 import HarkCore
+import HarkHTTPTestSupport
 import Synchronization
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 @Suite("HTTP limits and misbehaving clients")
 struct HTTPLimitsTests {

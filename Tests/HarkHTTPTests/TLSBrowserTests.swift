@@ -1,7 +1,8 @@
 import Foundation
+import HarkHTTPTestSupport
 import Synchronization
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 private let chromiumPath = "/usr/bin/chromium"
 

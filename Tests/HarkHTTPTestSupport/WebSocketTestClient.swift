@@ -2,19 +2,19 @@ import Foundation
 
 /// A minimal RFC 6455 client over a `TestByteStream`: masked frames out, fragmented messages and control
 /// frames in. Enough to test the server, not a general client.
-final class WebSocketTestClient {
-    enum Message: Equatable {
+package final class WebSocketTestClient {
+    package enum Message: Equatable {
         case text(String)
         case binary([UInt8])
         /// The close frame's status code (nil when it carried none).
         case close(UInt16?)
     }
 
-    let http: HTTPTestClient
+    package let http: HTTPTestClient
     private var buffered: [UInt8] = []
 
     /// Connects and upgrades; throws with the status when the server answers something other than 101.
-    init(stream: TestByteStream, path: String, headers: [String: String] = [:]) throws {
+    package init(stream: TestByteStream, path: String, headers: [String: String] = [:]) throws {
         http = HTTPTestClient(stream: stream)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         var all = ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": key,
@@ -28,7 +28,7 @@ final class WebSocketTestClient {
         buffered = http.takeBuffered()
     }
 
-    convenience init(port: Int, path: String, headers: [String: String] = [:], timeout: TimeInterval = 5, source: String? = nil) throws {
+    package convenience init(port: Int, path: String, headers: [String: String] = [:], timeout: TimeInterval = 5, source: String? = nil) throws {
         try self.init(stream: try PlainTestStream(port: port, timeout: timeout, source: source), path: path, headers: headers)
     }
 
@@ -46,12 +46,12 @@ final class WebSocketTestClient {
         return response
     }
 
-    func send(text: String) throws { try sendFrame(opcode: 1, payload: Array(text.utf8)) }
-    func send(binary: [UInt8]) throws { try sendFrame(opcode: 2, payload: binary) }
-    func sendClose(code: UInt16 = 1000) throws { try sendFrame(opcode: 8, payload: [UInt8(code >> 8), UInt8(code & 0xff)]) }
+    package func send(text: String) throws { try sendFrame(opcode: 1, payload: Array(text.utf8)) }
+    package func send(binary: [UInt8]) throws { try sendFrame(opcode: 2, payload: binary) }
+    package func sendClose(code: UInt16 = 1000) throws { try sendFrame(opcode: 8, payload: [UInt8(code >> 8), UInt8(code & 0xff)]) }
 
     /// Sends one message in `pieces` fragments (first with the opcode, then continuations).
-    func sendFragmented(text: String, pieces: Int) throws {
+    package func sendFragmented(text: String, pieces: Int) throws {
         let bytes = Array(text.utf8)
         let size = max(1, (bytes.count + pieces - 1) / pieces)
         var offset = 0
@@ -64,7 +64,7 @@ final class WebSocketTestClient {
         } while offset < bytes.count
     }
 
-    func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) throws {
+    package func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) throws {
         var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
@@ -81,7 +81,7 @@ final class WebSocketTestClient {
     }
 
     /// The next whole message (fragments joined); pings are answered, pongs skipped.
-    func receive() throws -> Message {
+    package func receive() throws -> Message {
         var message: [UInt8] = []
         var messageOpcode: UInt8 = 0
         while true {
@@ -107,7 +107,7 @@ final class WebSocketTestClient {
     }
 
     /// How many frames have been read (a fragmented message counts each fragment).
-    private(set) var framesRead = 0
+    package private(set) var framesRead = 0
 
     private func readFrame() throws -> (Bool, UInt8, [UInt8]) {
         try fill(2)
@@ -141,6 +141,6 @@ final class WebSocketTestClient {
 }
 
 /// The server answered an upgrade with this instead of 101.
-struct WebSocketRefused: Error {
-    var response: TestResponse
+package struct WebSocketRefused: Error {
+    package var response: TestResponse
 }

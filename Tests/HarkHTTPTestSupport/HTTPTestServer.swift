@@ -1,9 +1,9 @@
 import Foundation
 import HarkCore
-import HarkServer
+import HarkHTTP
 
 /// Runs `body` against a started server on a free loopback port, then stops it.
-func withServer<T>(_ router: Router, configuration: ServerConfiguration = ServerConfiguration(port: 0),
+package func withServer<T>(_ router: Router, configuration: ServerConfiguration = ServerConfiguration(port: 0),
                    _ body: (HTTPServer) throws -> T) throws -> T {
     let server = try HTTPServer(configuration: configuration, router: router)
     server.start()
@@ -12,7 +12,7 @@ func withServer<T>(_ router: Router, configuration: ServerConfiguration = Server
 }
 
 /// A router with a few routes the HTTP tests share.
-func sampleRouter() -> Router {
+package func sampleRouter() -> Router {
     var router = Router()
     router.route("GET", "/hello") { _, _ in .json(200, ["hello": "world"]) }
     router.route("GET", "/api/pictures/{id}") { request, parameters in

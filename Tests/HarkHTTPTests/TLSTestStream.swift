@@ -1,5 +1,6 @@
 import CWebsockets
 import Foundation
+import HarkHTTPTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,8 @@
 import Foundation
 import HarkCore
+import HarkHTTPTestSupport
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 @Suite("HTTP static files")
 struct HTTPStaticFilesTests {

@@ -1,6 +1,7 @@
 import Foundation
+import HarkHTTPTestSupport
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 /// The headers every response carries so a browser confines the page: CSP, no sniffing, no framing, no Referer.
 @Suite struct SecurityHeadersTests {

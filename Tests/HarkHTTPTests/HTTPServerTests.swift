@@ -1,6 +1,7 @@
 import Foundation
+import HarkHTTPTestSupport
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 @Suite("HTTP server lifecycle")
 struct HTTPServerTests {

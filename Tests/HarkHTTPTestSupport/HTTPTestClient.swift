@@ -5,12 +5,16 @@ import Glibc
 #endif
 
 /// A test client failure, with what was being done.
-struct TestClientError: Error, CustomStringConvertible {
-    var description: String
+package struct TestClientError: Error, CustomStringConvertible {
+    package var description: String
+
+    package init(description: String) {
+        self.description = description
+    }
 }
 
 /// Bytes in both directions: a plain socket, or TLS over one (`TLSTestStream`).
-protocol TestByteStream: AnyObject {
+package protocol TestByteStream: AnyObject {
     func write(_ bytes: [UInt8]) throws
     /// Some bytes; [] at end of stream; throws on timeout or error.
     func read(max: Int) throws -> [UInt8]
@@ -18,12 +22,12 @@ protocol TestByteStream: AnyObject {
 }
 
 /// A blocking loopback TCP socket with a receive timeout, for driving the server byte by byte.
-final class PlainTestStream: TestByteStream {
-    let fd: Int32
+package final class PlainTestStream: TestByteStream {
+    package let fd: Int32
 
     /// - Parameter source: the loopback address to connect from ("127.0.0.2"…; all of 127/8 is local), so
     ///   tests can be several clients.
-    init(port: Int, timeout: TimeInterval = 5, source: String? = nil) throws {
+    package init(port: Int, timeout: TimeInterval = 5, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError(description: "socket: errno \(errno)") }
         if let source {
@@ -58,7 +62,7 @@ final class PlainTestStream: TestByteStream {
         }
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -67,7 +71,7 @@ final class PlainTestStream: TestByteStream {
         }
     }
 
-    func read(max: Int) throws -> [UInt8] {
+    package func read(max: Int) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: max)
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, max, 0) }
         if count < 0 {
@@ -79,45 +83,45 @@ final class PlainTestStream: TestByteStream {
     }
 
     /// Closes with a TCP reset (SO_LINGER 0): a client that vanishes.
-    func abort() {
+    package func abort() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         Glibc.close(fd)
     }
 
-    func close() { Glibc.close(fd) }
+    package func close() { Glibc.close(fd) }
 }
 
 /// A parsed HTTP/1.1 response.
-struct TestResponse {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
+package struct TestResponse {
+    package var status: Int
+    package var headers: [String: String]
+    package var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var json: JSONValue? { try? JSONValue.parse(text) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
+    package var json: JSONValue? { try? JSONValue.parse(text) }
     /// `error.code` of the API's error shape.
-    var errorCode: String? { json?["error"]?["code"]?.stringValue }
+    package var errorCode: String? { json?["error"]?["code"]?.stringValue }
 }
 
 /// HTTP/1.1 over a `TestByteStream`: writes requests, reads responses with a Content-Length.
-final class HTTPTestClient {
-    let stream: TestByteStream
+package final class HTTPTestClient {
+    package let stream: TestByteStream
     private var buffered: [UInt8] = []
 
-    init(stream: TestByteStream) {
+    package init(stream: TestByteStream) {
         self.stream = stream
     }
 
-    convenience init(port: Int, timeout: TimeInterval = 5, source: String? = nil) throws {
+    package convenience init(port: Int, timeout: TimeInterval = 5, source: String? = nil) throws {
         self.init(stream: try PlainTestStream(port: port, timeout: timeout, source: source))
     }
 
     deinit { stream.close() }
 
-    func send(_ text: String) throws { try stream.write(Array(text.utf8)) }
+    package func send(_ text: String) throws { try stream.write(Array(text.utf8)) }
 
-    func send(method: String, path: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws {
+    package func send(method: String, path: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws {
         var head = "\(method) \(path) HTTP/1.1\r\n"
         if !headers.keys.contains(where: { $0.lowercased() == "host" }) { head += "Host: localhost\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -126,13 +130,13 @@ final class HTTPTestClient {
         try stream.write(Array(head.utf8) + (body ?? []))
     }
 
-    func request(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil,
+    package func request(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil,
                  expectBody: Bool = true) throws -> TestResponse {
         try send(method: method, path: path, headers: headers, body: body)
         return try readResponse(expectBody: expectBody)
     }
 
-    func readResponse(expectBody: Bool = true) throws -> TestResponse {
+    package func readResponse(expectBody: Bool = true) throws -> TestResponse {
         while true {
             if let end = find([13, 10, 13, 10], in: buffered) {
                 let head = String(decoding: buffered[0..<end], as: UTF8.self)
@@ -166,7 +170,7 @@ final class HTTPTestClient {
     }
 
     /// Reads until the server closes the connection; false if it is still open after the stream's timeout.
-    func waitForClose() -> Bool {
+    package func waitForClose() -> Bool {
         while true {
             guard let more = try? stream.read(max: 65536) else { return false }
             if more.isEmpty { return true }
@@ -174,13 +178,13 @@ final class HTTPTestClient {
     }
 
     /// Bytes read but not yet consumed (after an upgrade, the first WebSocket frames).
-    func takeBuffered() -> [UInt8] {
+    package func takeBuffered() -> [UInt8] {
         defer { buffered = [] }
         return buffered
     }
 }
 
-func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+package func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
     guard haystack.count >= needle.count else { return nil }
     for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
         return start

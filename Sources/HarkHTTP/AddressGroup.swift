@@ -7,10 +7,10 @@ import Darwin
 /// The unit one client is counted as by the rate limiter and the connection caps: an IPv4 address as it is,
 /// an IPv6 address by its /64 prefix. A single IPv6 host is normally given a whole /64 (SLAAC, privacy
 /// addresses), so counting single IPv6 addresses would hand it 2⁶⁴ fresh allowances.
-enum AddressGroup {
+package enum AddressGroup {
     /// `"2001:db8:1:2::/64"` for any address in that /64; IPv4 (and IPv4-mapped IPv6) addresses and text that
     /// is not an address come back unchanged.
-    static func of(_ address: String) -> String {
+    package static func of(_ address: String) -> String {
         guard address.contains(":") else { return address }
         var bytes = in6_addr()
         // A zone ("fe80::1%eth0") names the interface: keep it with the prefix, as the same /64 may be on two.

@@ -1,7 +1,8 @@
 import Foundation
+import HarkHTTPTestSupport
 import Synchronization
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 /// Clients that hoard connections — idle, trickling their heads, or holding WebSockets — from one address
 /// or many, and the page that must still load; silent WebSockets; a handler that cannot keep up. Attackers

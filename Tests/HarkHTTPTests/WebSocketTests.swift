@@ -1,8 +1,9 @@
 import Foundation
 import HarkCore
+import HarkHTTPTestSupport
 import Synchronization
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 /// Echoes every message back and records what happened, for the tests to wait on.
 final class EchoHandler: WebSocketHandler {

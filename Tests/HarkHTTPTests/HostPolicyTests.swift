@@ -1,5 +1,5 @@
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 /// `HostPolicy` on its own: names, ports and brackets, and the machine's own addresses looked up when asked.
 @Suite struct HostPolicyTests {

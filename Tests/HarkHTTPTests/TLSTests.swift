@@ -2,8 +2,9 @@ import COpenSSL
 import CWebsockets
 import Foundation
 import HarkCore
+import HarkHTTPTestSupport
 import Testing
-@testable import HarkServer
+@testable import HarkHTTP
 
 @Suite("TLS")
 struct TLSTests {
