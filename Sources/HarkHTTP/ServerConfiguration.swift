@@ -41,7 +41,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Most simultaneous WebSockets from one address (IPv6: one /64); upgrades past it are answered 503.
     public var maxWebSocketsPerAddress: Int
     /// Seconds a WebSocket may be silent before the server pings it; one that has not answered (or sent
-    /// anything) within `webSocketHangupSeconds` is closed.
+    /// anything) within `webSocketHangupSeconds` is closed. The defaults (5 s, 10 s) notice a phone that left
+    /// the Wi-Fi within 10 s, which a room must (a departed member stops being mixed and is shown as gone);
+    /// browsers answer pings by themselves, so a page that is only listening stays connected.
     public var webSocketPingSeconds: Int
     public var webSocketHangupSeconds: Int
     /// Headers added to every response that does not set them itself (`standardSecurityHeaders`).
@@ -76,7 +78,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 reservedConnections: Int = 16, maxWebSocketsPerAddress: Int = 16, requestTimeoutSeconds: Int = 10,
                 keepAliveSeconds: Int = 15, handlerTimeoutSeconds: Int = 120,
                 maxWebSocketMessageBytes: Int = 1 << 20, maxWebSocketBacklogBytes: Int = 16 << 20,
-                webSocketPingSeconds: Int = 30, webSocketHangupSeconds: Int = 60,
+                webSocketPingSeconds: Int = 5, webSocketHangupSeconds: Int = 10,
                 securityHeaders: [String: String] = ServerConfiguration.standardSecurityHeaders) {
         self.host = host
         self.port = port

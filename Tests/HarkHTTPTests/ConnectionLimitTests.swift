@@ -108,6 +108,22 @@ struct ConnectionLimitTests {
         }
     }
 
+    /// A client that vanished (a phone off the Wi-Fi: it answers nothing) is dropped within about 10 s with the
+    /// default configuration, so a room stops mixing it and shows it gone.
+    @Test func theDefaultsDropAVanishedClientWithinTenSeconds() throws {
+        let configuration = ServerConfiguration(port: 0)
+        try configuration.validate()
+        let handler = EchoHandler()
+        try withServer(webSocketRouter { handler }, configuration: configuration) { server in
+            let silent = try WebSocketTestClient(port: server.port, path: "/ws/echo", timeout: 0.5)
+            let opened = Date()
+            #expect(Self.closedByServer(silent.http, within: 30))
+            let after = Date().timeIntervalSince(opened)
+            // libwebsockets checks its timers about once a second: allow it two.
+            #expect(after <= 12, "dropped after \(after) s")
+        }
+    }
+
     @Test func aSilentWebSocketIsPingedThenClosed() throws {
         var configuration = ServerConfiguration(port: 0)
         configuration.webSocketPingSeconds = 1
