@@ -16,8 +16,11 @@ usage: python3 bench/fewshot.py [--draws N] [--seed N] [--before PATH_TO_OLD_HAR
 Writes bench/out/fewshot/report.json. $HARK overrides the binary (default .build/release/hark).
 """
 import argparse
+import json
 import os
 import random
+import re
+import subprocess
 import statistics
 import sys
 
@@ -28,7 +31,7 @@ import fewshotlib as fs  # noqa: E402
 KEYS = ["top_accuracy", "confident", "rejected", "ece", "ece_all"]
 
 
-def snips_draws(draws, seed, per_intent):
+def snips_draws(draws, seed, per_intent, with_examples=False):
     train = fs.snips("train")
     validate = fs.snips("validate")
     rng = random.Random(seed * 100 + per_intent)
@@ -36,7 +39,10 @@ def snips_draws(draws, seed, per_intent):
         chosen, held_out, examples = fs.draw(rng, train, 4, per_intent)
         cases = [{"text": t, "intent": i} for i in chosen for t in validate[i]]
         cases += [{"text": t, "intent": None} for i in held_out for t in validate[i]]
-        yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases
+        if with_examples:
+            yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases, examples
+        else:
+            yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases
 
 
 def watson_folds(seed):
@@ -46,6 +52,58 @@ def watson_folds(seed):
             w = dict(ws)
             w["intents"] = [{"intent": i, "examples": [{"text": t} for t in texts]} for i, texts in kept.items()]
             yield name, f"{name}-fold{k}", w, held
+
+
+_TEMPLATE_SPECIALS = re.compile(r"[\[\](){}<>|]")
+_RHASSPY_DROP = re.compile(r"[^\w\s']")
+
+
+def peer_grammar(peer, examples, path):
+    """The draw's examples as a peer's grammar, each sentence literally: what a user who ports the same few
+    examples to hassil or rhasspy-nlu gets. hassil normalises case and punctuation itself; rhasspy-nlu matches
+    lower-case whitespace tokens, as peers.py feeds it."""
+    if peer == "hassil":
+        lines = ["language: en", "intents:"]
+        for intent, texts in examples.items():
+            lines += [f"  {intent}:", "    data:", "      - sentences:"]
+            # Punctuation out of the template too: hassil drops it from the input, and a template's "." would
+            # then never match (a 5-example draw matched 55% of its own examples with it; 10-example draws
+            # match 97.5-100% of theirs without).
+            lines += ["          - " + json.dumps(" ".join(_RHASSPY_DROP.sub(" ", _TEMPLATE_SPECIALS.sub(" ", t)).split())) for t in texts]
+    else:
+        lines = []
+        for intent, texts in examples.items():
+            lines.append(f"[{intent}]")
+            lines += [" ".join(_RHASSPY_DROP.sub(" ", t.lower()).split()) for t in texts]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def peer_run(peer, examples, cases, directory, tag):
+    """Top-intent accuracy on the in-scope cases and rejection of the out-of-scope ones for one peer, or None
+    when its virtualenv is missing (scripts/setup-bench.sh makes it)."""
+    venv = os.path.join(harklib.ROOT, "bench", ".venv-hassil" if peer == "hassil" else ".venv-rhasspy")
+    python = os.path.join(venv, "bin", "python")
+    if not os.path.exists(python):
+        return None
+    os.makedirs(directory, exist_ok=True)
+    grammar = os.path.join(directory, f"{tag}.{'yaml' if peer == 'hassil' else 'ini'}")
+    peer_grammar(peer, examples, grammar)
+    cases_path = os.path.join(directory, f"{tag}.cases.jsonl")
+    harklib.write_jsonl(cases_path, cases)
+    proc = subprocess.run([python, os.path.join(harklib.ROOT, "bench", "peers.py"), peer, "--grammar", grammar,
+                           "--cases", cases_path, "--warmup", "0", "--repeat", "1"],
+                          capture_output=True, text=True, cwd=harklib.ROOT)
+    if proc.returncode != 0:
+        raise RuntimeError(f"peers.py {peer} on {tag} exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
+    result = json.loads(proc.stdout)
+    unmatched = set(result["unmatched"])
+    wrong = {w["text"] for w in result["wrong"]}
+    inside = [c for c in cases if c["intent"] is not None]
+    outside = [c for c in cases if c["intent"] is None]
+    right = sum(1 for c in inside if c["text"] not in unmatched and c["text"] not in wrong)
+    rejected = sum(1 for c in outside if c["text"] in unmatched)
+    return {"top_accuracy": right / len(inside), "rejected": rejected / len(outside) if outside else None}
 
 
 def summarise(rows):
@@ -76,6 +134,9 @@ def main():
     parser.add_argument("--draws", type=int, default=12)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--before", help="an older hark binary to run on the same draws")
+    parser.add_argument("--no-peers", dest="peers", action="store_false",
+                        help="skip hassil and rhasspy-nlu (strict), which otherwise run on the Snips draws when their "
+                             "virtualenvs exist (scripts/setup-bench.sh), each example a literal sentence")
     parser.add_argument("--out", default=os.path.join(harklib.OUT, "fewshot"))
     args = parser.parse_args()
     engines = {"hark": None}
@@ -92,6 +153,16 @@ def main():
                 reports.append(report)
                 rows.append(fs.metrics(report))
             entry[engine] = {"summary": summarise(rows), "per_draw": rows, "reliability": pooled(reports)}
+        if args.peers:
+            for peer in ("hassil", "rhasspy-strict"):
+                rows = []
+                for tag, _, cases, examples in snips_draws(args.draws, args.seed, per_intent, with_examples=True):
+                    row = peer_run(peer, examples, cases, os.path.join(args.out, peer), tag)
+                    if row is None:
+                        break
+                    rows.append(row)
+                if rows:
+                    entry[peer] = {"summary": summarise(rows), "per_draw": rows}
         result["snips"][str(per_intent)] = entry
     for engine, binary in engines.items():
         by_name = {}
@@ -118,7 +189,9 @@ def main():
     harklib.print_table(headers, table)
     for per_intent, entry in result["snips"].items():
         for engine, e in entry.items():
-            rel = e["reliability"]
+            rel = e.get("reliability")
+            if not rel:
+                continue
             print(f"\nreliability, Snips 4 x {per_intent}, {engine}, in scope, pooled (ECE {rel['ece']:.4f}):")
             for b in rel["bins"]:
                 if b["count"]:
