@@ -49,7 +49,8 @@ struct ConcurrentTurnsTests {
         let workspace = try Workspace.load(from: CompanionAPITests.root.appendingPathComponent("Intents/home.json"))
         let turns = TurnRunner(assistant: try Assistant(workspace: workspace), devices: devices, recorder: recorder,
                                pictures: nil, acousticThreshold: 0.5, intentThreshold: 0.2, seed: 5)
-        let api = CompanionAPI(turns: turns, auth: auth, pictures: nil, listening: nil, speak: nil, openAPI: Array("{}".utf8))
+        let api = CompanionAPI(turns: turns, auth: auth, pictures: nil, listening: nil, speak: nil, openAPI: Array("{}".utf8),
+                               concurrentTurns: 4)
         let router = api.router(staticFiles: nil)
         let code = try auth.issuePairingCode(lifetime: .seconds(60))
         let paired = router.respond(to: HTTPRequest(method: "POST", path: "/api/pair", headers: ["content-type": "application/json"],
@@ -86,5 +87,40 @@ struct ConcurrentTurnsTests {
             }
         }
         #expect(try devices.outputs["light"]?.read() == true)
+    }
+
+    @Test("past its width the turn gate admits turns in the order they arrived")
+    func gateIsFirstComeFirstServed() throws {
+        let gate = TurnGate(width: 1)
+        let order = Mutex<[String]>([])
+        let entered = DispatchSemaphore(value: 0)
+        let hold = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        func start(_ name: String, holding: Bool) {
+            DispatchQueue(label: "turn.\(name)").async(group: done) {
+                gate.run {
+                    order.withLock { $0.append(name) }
+                    if holding {
+                        entered.signal()
+                        _ = hold.wait(timeout: .now() + .seconds(10))
+                    }
+                }
+            }
+        }
+        func waitUntilQueued(_ n: Int) {
+            let deadline = Date().addingTimeInterval(10)
+            while gate.queued < n && Date() < deadline { usleep(1_000) }
+        }
+        start("A", holding: true)
+        #expect(entered.wait(timeout: .now() + .seconds(10)) == .success)
+        start("B", holding: false)
+        waitUntilQueued(1)
+        start("C", holding: false)
+        waitUntilQueued(2)
+        #expect(gate.queued == 2)
+        #expect(order.withLock { $0 } == ["A"])
+        hold.signal()
+        #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+        #expect(order.withLock { $0 } == ["A", "B", "C"])
     }
 }
