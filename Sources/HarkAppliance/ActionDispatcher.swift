@@ -44,10 +44,14 @@ public final class ActionDispatcher: DialogActionPerformer {
     public func run(device name: String, command: String) throws(DeviceCommandError) -> DeviceCommandResult {
         let result: DeviceCommandResult
         do throws(DeviceCommandError) {
+            // One command at a time on the devices, whichever turn or request sends it (web turns run
+            // concurrently); its events are logged after, outside the lock (the camera's: see `capture`).
             if name == DeviceSet.cameraName {
                 result = try capture(command: command)
             } else if let output = devices.outputs[name] {
-                result = try switchOutput(output, command: command)
+                result = try devices.commandsInOrder { () throws(DeviceCommandError) -> DeviceCommandResult in
+                    try switchOutput(output, command: command)
+                }
             } else {
                 throw .noSuchDevice("no device named \"\(name)\" (configured: \(devices.names.joined(separator: ", ")))")
             }
@@ -95,7 +99,10 @@ public final class ActionDispatcher: DialogActionPerformer {
         }
         guard let camera = devices.camera else { throw .noSuchDevice("no camera is configured") }
         let picture: Picture
-        do { picture = try camera.capture() } catch { throw .deviceFailed(error.message) }
+        // The capture holds the devices; storing the picture (and its event) does not.
+        do { picture = try devices.commandsInOrder { () throws(CameraError) -> Picture in try camera.capture() } } catch {
+            throw .deviceFailed(error.message)
+        }
         guard let pictures else {
             throw .deviceFailed("the picture was taken but there is no picture store to keep it")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HarkDevices
 
 /// The appliance's devices by name: GPIO outputs (`light`, `led`), the push-to-talk button and the camera,
@@ -14,6 +15,9 @@ public final class DeviceSet: Sendable {
     public let descriptions: [String]
     /// The devices served by a simulated twin because the real one is absent (or simulation was asked for).
     public let simulated: [String]
+    /// Held for each device command (`commandsInOrder`): turns run concurrently, but the devices they act on
+    /// take one command at a time, in the order the commands reach them, as when turns ran one at a time.
+    private let commandLock = Mutex(())
 
     public init(
         outputs: [String: any DigitalOutput], contextVariables: [String: String] = [:], button: (any DigitalInput)?,
@@ -27,6 +31,11 @@ public final class DeviceSet: Sendable {
         self.camera = camera
         self.descriptions = descriptions
         self.simulated = simulated
+    }
+
+    /// Runs `body` (a command on one or more devices) while no other command runs.
+    public func commandsInOrder<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try commandLock.withLock { _ throws(E) -> T in try body() }
     }
 
     /// Device names as dialog actions use them.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HarkCore
 import HarkSpeech
 
@@ -8,15 +9,16 @@ import HarkSpeech
 /// that fail either confidence get "Sorry, I didn't catch that." and change nothing.
 ///
 /// Thread-safe: the loop and the server's handlers run turns concurrently; each passes its own context.
-public final class TurnRunner: @unchecked Sendable {
-    // @unchecked: `random` is only touched with `lock` held; everything else is immutable or Sendable.
+public final class TurnRunner: Sendable {
     public let assistant: Assistant
     public let devices: DeviceSet
     public let recorder: EventRecorder
     let pictures: PictureStore?
     let thresholds: (acoustic: Double, intent: Double)
-    private let lock = NSLock()
-    private var random: SplitMix64
+    /// Seeds each turn's own generator. Only the draw of a seed is serialised: a turn's matcher, dialog and
+    /// event log run outside it, so concurrent web turns do not queue behind one another (device commands are
+    /// still one at a time: `DeviceSet.commandsInOrder`). A seeded runner stays reproducible turn by turn.
+    private let seeds: Mutex<SplitMix64>
 
     /// What a turn produced.
     public struct Result: Sendable {
@@ -44,7 +46,7 @@ public final class TurnRunner: @unchecked Sendable {
         self.recorder = recorder
         self.pictures = pictures
         thresholds = (acousticThreshold, intentThreshold)
-        random = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
+        seeds = Mutex(SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max)))
     }
 
     /// The first turn (`conversation_start` / `welcome`), with the devices' states in the context.
@@ -140,9 +142,9 @@ public final class TurnRunner: @unchecked Sendable {
         return context
     }
 
+    /// Runs `body` with a generator of its own, seeded from the runner's: nothing is held while it runs.
     private func withRandom<T>(_ body: (inout SplitMix64) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        var random = SplitMix64(seed: seeds.withLock { $0.next() })
         return body(&random)
     }
 

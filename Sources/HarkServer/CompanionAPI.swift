@@ -26,13 +26,17 @@ public final class CompanionAPI: Sendable {
     public let tokenCheckInterval: Duration
     /// What one push-to-talk socket may take.
     public let listenLimits: ListenLimits
+    /// How many `/message` turns run at once (the others wait their turn in arrival order): one per core.
+    public let concurrentTurns: Int
+    let turnGate: TurnGate
 
     var store: EventStore? { turns.recorder.store }
 
     public init(
         turns: TurnRunner, auth: AuthService, pictures: PictureStore?, listening: WebListening?,
         speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?, hosts: HostPolicy = .local(),
-        tokenCheckInterval: Duration = .seconds(5), listenLimits: ListenLimits = ListenLimits()
+        tokenCheckInterval: Duration = .seconds(5), listenLimits: ListenLimits = ListenLimits(),
+        concurrentTurns: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.turns = turns
         self.auth = auth
@@ -43,6 +47,8 @@ public final class CompanionAPI: Sendable {
         self.hosts = hosts
         self.tokenCheckInterval = tokenCheckInterval
         self.listenLimits = listenLimits
+        self.concurrentTurns = max(1, concurrentTurns)
+        turnGate = TurnGate(width: concurrentTurns)
     }
 
     /// Paths that need no token: the page, pairing, login and the API description.
@@ -259,10 +265,10 @@ public final class CompanionAPI: Sendable {
         let alternates = object["alternate_intents"]?.boolValue ?? false
         if text.trimmingCharacters(in: .whitespaces).isEmpty && context["system"] == nil {
             // A new conversation without input: the welcome turn, as Watson answers it.
-            let turn = turns.start(context: context)
+            let turn = turnGate.run { turns.start(context: context) }
             return .json(200, messageResponse(understanding: Understanding(text: "", intents: [], entities: []), turn: turn, alternateIntents: alternates))
         }
-        let result = turns.run(text: text, context: context, source: .web)
+        let result = turnGate.run { turns.run(text: text, context: context, source: .web) }
         guard let dialog = result.dialog else { return .error(500, code: "internal", message: "the dialog did not run") }
         return .json(200, messageResponse(understanding: result.understanding, turn: dialog, alternateIntents: alternates))
     }
