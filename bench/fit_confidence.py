@@ -215,6 +215,8 @@ SWIFT_PATH = os.path.join(harklib.ROOT, "Sources", "HarkCore", "Matcher", "Confi
 
 
 def write_swift(models, names, seed, l2, cases):
+    # Every network standardises with the fit data's statistics, so Swift keeps them once.
+    assert all(m["input_mean"] == models[0]["input_mean"] and m["input_scale"] == models[0]["input_scale"] for m in models)
     def numbers(values):
         return ", ".join(f"{v:.6g}" for v in values)
     lines = [
@@ -223,13 +225,14 @@ def write_swift(models, names, seed, l2, cases):
         "",
         "extension ConfidenceModel {",
         "    /// The fitted networks. Features are in the order of `ConfidenceEvidence.featureNames`: " + ", ".join(names) + ".",
+        "    /// How each input is standardised before the networks see it (the fit data's mean and standard deviation).",
+        f"    static let inputMean: [Double] = [{numbers(models[0]['input_mean'])}]",
+        f"    static let inputScale: [Double] = [{numbers(models[0]['input_scale'])}]",
         "    static let networks: [Network] = [",
     ]
     for model in models:
         lines += [
             "        Network(",
-            f"            inputMean: [{numbers(model['input_mean'])}],",
-            f"            inputScale: [{numbers(model['input_scale'])}],",
             "            hiddenWeights: [",
             *[f"                [{numbers(row)}]," for row in model["hidden_weights"]],
             "            ],",

@@ -107,10 +107,8 @@ public struct ConfidenceEvidence: Sendable, Equatable {
 /// A linear model has one weight for each and has to split the difference; the hidden layer learns the
 /// combinations (docs/language-engine.md has the numbers).
 public enum ConfidenceModel {
-    /// One fitted network: standardisation of the inputs, one hidden layer of `tanh` units, a linear output (log-odds).
+    /// One fitted network over the standardised inputs: one hidden layer of `tanh` units, a linear output (log-odds).
     struct Network: Sendable {
-        let inputMean: [Double]
-        let inputScale: [Double]
         let hiddenWeights: [[Double]]
         let hiddenBias: [Double]
         let outputWeights: [Double]
@@ -121,7 +119,7 @@ public enum ConfidenceModel {
             for h in hiddenBias.indices {
                 var a = hiddenBias[h]
                 let row = hiddenWeights[h]
-                for i in x.indices { a += row[i] * (x[i] - inputMean[i]) / inputScale[i] }
+                for i in x.indices { a += row[i] * x[i] }
                 z += outputWeights[h] * tanh(a)
             }
             return z
@@ -130,7 +128,9 @@ public enum ConfidenceModel {
 
     /// The mean log-odds of the fitted networks (`networks`, in ConfidenceModel+Parameters.swift), as a probability.
     public static func confidence(_ evidence: ConfidenceEvidence) -> Double {
-        let x = evidence.features
+        // All networks were fitted on the same data, so they share one standardisation.
+        let features = evidence.features
+        let x = features.indices.map { (features[$0] - inputMean[$0]) / inputScale[$0] }
         var z = 0.0
         for network in networks { z += network.logOdds(x) }
         return 1 / (1 + exp(-z / Double(max(networks.count, 1))))

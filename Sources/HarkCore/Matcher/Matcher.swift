@@ -23,10 +23,9 @@ public struct Matcher: Sendable {
     let extractor: EntityExtractor
     let classifier: IntentClassifier
     let intentNames: [String]
-    let documentFrequency: [String: Int]
     /// For each stem, the intent whose examples use it most, if that intent has at least half of its uses.
     let dominantIntent: [String: Int]
-    /// For each stem, the share of each intent's examples that use it (intent index → share).
+    /// For each stem some example uses, the share of each intent's examples that use it (intent index → share).
     let intentShare: [String: [Int: Double]]
     let lexicon: EnglishLexicon
     /// The median held-out unknown-word rate of the examples (`ConfidenceEvidence.openness`).
@@ -82,7 +81,6 @@ public struct Matcher: Sendable {
         classifier = IntentClassifier(intents: intentNames, samples: samples, hasIrrelevantClass: !workspace.counterexamples.isEmpty)
         exactExamples = exact.filter { $0.value >= 0 }
         exactCounterexamples = counter
-        documentFrequency = df
         var dominant: [String: Int] = [:]
         for (stem, counts) in perIntent {
             let total = counts.values.reduce(0, +)
@@ -136,10 +134,10 @@ public struct Matcher: Sendable {
                 if covering.entity.hasPrefix("sys-") { ev.systemEntityWords += 1 } else { ev.entityWords += 1 }
             } else if Tokenizer.functionWords.contains(t.text) {
                 ev.functionWords += 1
-            } else if documentFrequency[t.stem] != nil {
+            } else if let shares = intentShare[t.stem] {
                 ev.known += 1
                 if dominantIntent[t.stem] == topIntent { ev.topIntentWords += 1 }
-                let share = intentShare[t.stem]?[topIntent] ?? 0
+                let share = shares[topIntent] ?? 0
                 ev.topIntentTypicality += share
                 ev.topIntentKeyword = max(ev.topIntentKeyword, share)
                 if !sawContent { ev.firstContentKnown = 1 }
