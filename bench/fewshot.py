@@ -31,7 +31,7 @@ import fewshotlib as fs  # noqa: E402
 KEYS = ["top_accuracy", "confident", "rejected", "ece", "ece_all"]
 
 
-def snips_draws(draws, seed, per_intent, with_examples=False):
+def snips_draws(draws, seed, per_intent):
     train = fs.snips("train")
     validate = fs.snips("validate")
     rng = random.Random(seed * 100 + per_intent)
@@ -39,10 +39,7 @@ def snips_draws(draws, seed, per_intent, with_examples=False):
         chosen, held_out, examples = fs.draw(rng, train, 4, per_intent)
         cases = [{"text": t, "intent": i} for i in chosen for t in validate[i]]
         cases += [{"text": t, "intent": None} for i in held_out for t in validate[i]]
-        if with_examples:
-            yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases, examples
-        else:
-            yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases
+        yield f"snips-{per_intent}-{d}", fs.workspace(f"snips {per_intent}/{d}", examples), cases, examples
 
 
 def watson_folds(seed):
@@ -148,7 +145,7 @@ def main():
         tasks = list(snips_draws(args.draws, args.seed, per_intent))
         for engine, binary in engines.items():
             rows, reports = [], []
-            for tag, w, cases in tasks:
+            for tag, w, cases, _ in tasks:
                 report, _ = fs.run_eval(w, cases, os.path.join(args.out, engine), tag, binary=binary)
                 reports.append(report)
                 rows.append(fs.metrics(report))
@@ -156,7 +153,7 @@ def main():
         if args.peers:
             for peer in ("hassil", "rhasspy-strict"):
                 rows = []
-                for tag, _, cases, examples in snips_draws(args.draws, args.seed, per_intent, with_examples=True):
+                for tag, _, cases, examples in tasks:
                     row = peer_run(peer, examples, cases, os.path.join(args.out, peer), tag)
                     if row is None:
                         break

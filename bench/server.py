@@ -10,7 +10,7 @@
 4. push-to-talk on the same `hark run`: flite's "turn on the light" streamed to WS /api/listen in 20 ms
    frames at real-time pace; time from `{"type": "end"}` to the reply message and to the WAV; partials.
 
-Writes bench/out/server/server.json (every number, the machine, the load) and report.md, and prints the
+Writes bench/out/server/server.json (every number, the machine, the load) and bench/out/server/report.md (written by this script), and prints the
 report. Needs the release binary, wrk, flite, and aiohttp + hassil (this file's own imports).
 """
 import argparse

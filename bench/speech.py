@@ -10,7 +10,7 @@ Steps (everything under bench/out/speech/, cached where it is data):
   4. score   upstream score.py per condition and per half (dev, test, all)
   5. ood     bench/data/ood-sentences.txt synthesised with flite and espeak-ng, recognised against
              barista.json and home.json (and the peer's grammar): false-acceptance rate per voice family
-  6. report  report.md and speech.json: acceptance tables next to the published ones, real-time factor,
+  6. report  bench/out/speech/report.md and speech.json (written here): acceptance tables next to the published ones, real-time factor,
              latency, peak memory (/usr/bin/time -v), the text path's slot accuracy, machine and seed
 Engines that are not available (no `hark recognize` yet, no peer venv) are reported and skipped.
 """
