@@ -298,6 +298,20 @@ public final class AuthService: Sendable {
         return added
     }
 
+    /// A token for `subject` issued on the strength of a token already verified (`POST /auth`: a person
+    /// picking a name on a paired device), expiring when that one does at the latest, so a name never
+    /// outlives the pairing it was picked on. Logged as an `auth` event (`named`).
+    public func issue(subject: String, basedOn claims: Claims, client: String) throws(AuthError) -> IssuedToken {
+        var issued = try issue(subject: subject)
+        if issued.expires > claims.expires {
+            issued.claims.expires = claims.expires
+            issued = IssuedToken(token: jwt.sign(issued.claims), expires: claims.expires, claims: issued.claims)
+        }
+        audit(AuthAudit(outcome: .named, method: "auth", client: AddressGroup.of(client), subject: subject, tokenID: issued.claims.id,
+                        message: "\(subject) named on \(claims.subject)'s device from \(AddressGroup.of(client))"))
+        return issued
+    }
+
     /// The clock this service checks tokens against.
     public var currentTime: Date { now() }
 
