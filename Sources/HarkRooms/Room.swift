@@ -23,6 +23,8 @@ public struct Room: Sendable, Equatable {
     public var idleSince: Date?
     public var closed: Date?
     public var closedReason: ClosedReason?
+    /// Creation order (the database's rowid): rooms made in the same millisecond still list in order.
+    var sequence: Int64 = 0
 
     public var isOpen: Bool { closed == nil }
 

@@ -113,10 +113,11 @@ final class RoomStore {
                 Person(id: row.text(at: 0) ?? "", name: row.text(at: 1) ?? "", device: row.text(at: 2) ?? "")
             }
             for person in people { contents.people[person.id] = person }
-            let rooms = try connection.prepare("SELECT id, display_name, creator, created, idle_since, closed, closed_reason FROM rooms").rows { row in
+            let rooms = try connection.prepare("SELECT id, display_name, creator, created, idle_since, closed, closed_reason, rowid FROM rooms").rows { row in
                 Room(id: row.text(at: 0) ?? "", displayName: row.text(at: 1) ?? "", creator: row.text(at: 2) ?? "",
                      created: Self.date(row.int64(at: 3)) ?? Date(timeIntervalSince1970: 0), idleSince: Self.date(row.int64(at: 4)),
-                     closed: Self.date(row.int64(at: 5)), closedReason: row.text(at: 6).flatMap(Room.ClosedReason.init(rawValue:)))
+                     closed: Self.date(row.int64(at: 5)), closedReason: row.text(at: 6).flatMap(Room.ClosedReason.init(rawValue:)),
+                     sequence: row.int64(at: 7) ?? 0)
             }
             for room in rooms { contents.rooms[room.id] = room }
             let members = try connection.prepare("SELECT room, member, state FROM members").rows { row in

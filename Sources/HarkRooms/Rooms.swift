@@ -119,7 +119,7 @@ public final class Rooms: Sendable {
     /// The open rooms, oldest first.
     public func openRooms() throws(RoomsError) -> [Room] {
         try closeIdleRooms()
-        return state.withLock { s in s.rooms.values.filter(\.isOpen).sorted { ($0.created, $0.id) < ($1.created, $1.id) } }
+        return state.withLock { s in s.rooms.values.filter(\.isOpen).sorted { $0.sequence < $1.sequence } }
     }
 
     /// The room with this id, open or closed; nil if there never was one (or it was forgotten).
@@ -132,15 +132,16 @@ public final class Rooms: Sendable {
         let displayName = try Self.checkText(rawName, field: "display_name", maximum: Self.maximumDisplayNameLength)
         try requirePerson(creator)
         let t = clock()
-        let room = Room(id: Self.randomID(), displayName: displayName, creator: creator, created: t, idleSince: t)
-        try store.withLock { (store) throws(RoomsError) in
+        var room = Room(id: Self.randomID(), displayName: displayName, creator: creator, created: t, idleSince: t)
+        return try store.withLock { (store) throws(RoomsError) -> Room in
             try store.write { db throws(SQLiteError) in
                 try db.prepare("INSERT INTO rooms (id, display_name, creator, created, idle_since) VALUES (?, ?, ?, ?, ?)")
                     .run([.text(room.id), .text(displayName), .text(creator), .integer(RoomStore.ms(t)), .integer(RoomStore.ms(t))])
+                room.sequence = db.lastInsertRowID
             }
-            state.withLock { $0.rooms[room.id] = room }
+            state.withLock { [room] in $0.rooms[room.id] = room }
+            return room
         }
-        return room
     }
 
     /// Puts `member` (a person id, or `Rooms.applianceID`) in the room. Joining again is no change and no event.
