@@ -176,10 +176,10 @@ public final class Rooms: Sendable {
             let (room, old, joined) = state.withLock { s in (s.rooms[id], s.members[id]?[member], s.joined(in: id)) }
             guard let room else { throw RoomsError(.notFound, "no room \"\(id)\"") }
             try Self.requireOpen(room)
-            if old == newState || (newState == .invited && old == .joined) { return entry(room: id, member: member, state: old ?? newState) }
             if newState == .left && old != .joined {
                 throw RoomsError(.conflict, "\(member == Self.applianceID ? "the appliance has" : "you have") not joined room \"\(id)\"")
             }
+            if old == newState || (newState == .invited && old == .joined) { return entry(room: id, member: member, state: old ?? newState) }
             let othersJoined = joined.filter { $0 != member }
             // nil while someone is joined; from now when the last one leaves; unchanged otherwise.
             let idleSince: Date? = newState == .joined ? nil : (othersJoined.isEmpty ? (room.idleSince ?? t) : nil)

@@ -40,6 +40,7 @@ struct RoomsAPITests {
             #expect(try bob.call("POST", "/rooms/\(id)/join").status == 200)
             #expect(rooms.joinedMembers(of: id) == [adaID, bobID].sorted())
             #expect(try bob.call("POST", "/rooms/\(id)/leave").json?["state"]?.stringValue == "left")
+            #expect(try bob.call("POST", "/rooms/\(id)/leave").status == 409, "leaving twice")
 
             let members = try ada.call("GET", "/rooms/\(id)/members")
             #expect(members.status == 200)
