@@ -162,8 +162,9 @@ public final class Rooms: Sendable {
         return try change(room: id, member: member, to: .invited)
     }
 
-    /// Takes `member` out of the room (409 if it was not joined). Those who were in it, the leaver
-    /// included, hear `member:left`; when the last one leaves, the idle clock starts.
+    /// Takes `member` out of the room (409 if it never joined; leaving again is no change and no event).
+    /// Those who were in it, the leaver included, hear `member:left`; when the last one leaves, the idle
+    /// clock starts.
     @discardableResult
     public func leave(room id: String, member: String) throws(RoomsError) -> RoomMember {
         try closeIdleRooms()
@@ -176,7 +177,9 @@ public final class Rooms: Sendable {
             let (room, old, joined) = state.withLock { s in (s.rooms[id], s.members[id]?[member], s.joined(in: id)) }
             guard let room else { throw RoomsError(.notFound, "no room \"\(id)\"") }
             try Self.requireOpen(room)
-            if newState == .left && old != .joined {
+            // Leaving again is no change, like joining again: a repeated request (a retry, or the engine running
+            // a bodyless POST's handler twice) must not turn a done leave into an error.
+            if newState == .left && old != .joined && old != .left {
                 throw RoomsError(.conflict, "\(member == Self.applianceID ? "the appliance has" : "you have") not joined room \"\(id)\"")
             }
             if old == newState || (newState == .invited && old == .joined) { return entry(room: id, member: member, state: old ?? newState) }
@@ -215,18 +218,19 @@ public final class Rooms: Sendable {
         return members.keys.sorted().map { entry(room: id, member: $0, state: members[$0] ?? .left) }
     }
 
-    /// Closes the room for good, if `person` created it (403 otherwise). Its joined members hear
-    /// `room:closed` and are marked as having left.
+    /// Closes the room for good, if `person` created it (403 otherwise; an already closed room stays as it
+    /// is). Its joined members hear `room:closed` and are marked as having left.
     public func delete(room id: String, by person: String) throws(RoomsError) {
         try closeIdleRooms()
         let t = clock()
         try store.withLock { (store) throws(RoomsError) in
             let (room, joined) = state.withLock { s in (s.rooms[id], s.joined(in: id)) }
             guard let room else { throw RoomsError(.notFound, "no room \"\(id)\"") }
-            try Self.requireOpen(room)
             guard room.creator == person else {
                 throw RoomsError(.forbidden, "only the room's creator (\(name(of: room.creator) ?? room.creator)) may delete room \"\(id)\"")
             }
+            // Deleting a closed room again is no change: DELETE is idempotent, so a retry is not an error.
+            if !room.isOpen { return }
             try close(room: id, reason: .deleted, at: t, store: store)
             deliver([RoomEvent(kind: .roomClosed, room: id, time: t)], to: joined)
         }

@@ -144,7 +144,9 @@ def test_rooms_answer_as_described(base_url, pairing_code):
         status, member = call(base_url, "POST", f"/rooms/{room}/{action}", token=token)
         assert status == 200, member
         conforms(member, "Member")
-    status, conflict = call(base_url, "POST", f"/rooms/{room}/leave", token=token)
+    status, other = call(base_url, "POST", "/rooms", {"display_name": "Never joined"}, token)
+    assert status == 201, other
+    status, conflict = call(base_url, "POST", f"/rooms/{other['id']}/leave", token=token)
     assert status == 409
     conforms(conflict, "Error")
     status, members = call(base_url, "GET", f"/rooms/{room}/members", token=token)
