@@ -8,10 +8,13 @@ public struct RoomsCaller: Sendable, Equatable {
     public var subject: String
     /// When the caller's token expires; a person's token never outlives the device's it was picked on.
     public var expires: Date
+    /// The token's id (`jti`).
+    public var tokenID: String
 
-    public init(subject: String, expires: Date) {
+    public init(subject: String, expires: Date, tokenID: String) {
         self.subject = subject
         self.expires = expires
+        self.tokenID = tokenID
     }
 
     /// The subject prefix of a person's token.
@@ -29,7 +32,7 @@ public struct RoomsCaller: Sendable, Equatable {
 public protocol RoomsAccess: Sendable {
     /// The caller of `request`, from its verified token; nil when it has none that is valid.
     func caller(of request: HTTPRequest) -> RoomsCaller?
-    /// A token with subject `person:ID` for `person`, expiring no later than `caller`'s; or the error response.
+    /// A token with subject `person:ID` for `person` that expires, and is revoked, with `caller`'s; or the error response.
     func issueToken(person: String, for caller: RoomsCaller, client: String) -> Result<(token: String, expires: Date), HTTPResponseFailure>
     /// The request's JSON object body, or the 400/415 that says why there is none.
     func jsonBody(_ request: HTTPRequest) -> Result<JSONObject, HTTPResponseFailure>

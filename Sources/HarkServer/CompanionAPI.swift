@@ -230,8 +230,9 @@ public final class CompanionAPI: Sendable {
     /// working, e.g. the one given to a phone that was lost.
     private func revoke(_ request: HTTPRequest) -> HTTPResponse {
         Self.withJSONBody(request) { body in
+            // A dot joins the two ids of a person's token from POST /auth (`AuthService.issue(subject:basedOn:)`).
             guard let id = body["id"]?.stringValue, !id.isEmpty, id.count <= 64,
-                  id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) else {
+                  id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }) else {
                 return .error(400, code: "bad_request", message: "the body needs \"id\": a token id (the token_id of an auth event, base64url)")
             }
             do throws(AuthStoreError) {

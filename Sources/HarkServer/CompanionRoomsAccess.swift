@@ -11,11 +11,11 @@ struct CompanionRoomsAccess: RoomsAccess {
     func caller(of request: HTTPRequest) -> RoomsCaller? {
         guard let token = CompanionAPI.token(of: request), !token.isEmpty,
               let claims = try? auth.verify(token: token) else { return nil }
-        return RoomsCaller(subject: claims.subject, expires: claims.expires)
+        return RoomsCaller(subject: claims.subject, expires: claims.expires, tokenID: claims.id)
     }
 
     func issueToken(person: String, for caller: RoomsCaller, client: String) -> Result<(token: String, expires: Date), HTTPResponseFailure> {
-        let basis = JWT.Claims(issuer: auth.issuer, subject: caller.subject, issuedAt: auth.currentTime, expires: caller.expires, id: "")
+        let basis = JWT.Claims(issuer: auth.issuer, subject: caller.subject, issuedAt: auth.currentTime, expires: caller.expires, id: caller.tokenID)
         do throws(AuthError) {
             let issued = try auth.issue(subject: RoomsCaller.personPrefix + person, basedOn: basis, client: client)
             return .success((issued.token, issued.expires))

@@ -69,6 +69,40 @@ struct RoomsAPITests {
         }
     }
 
+    @Test("a person's token expires with, and is revoked with, the device token it was picked on")
+    func personTokenFollowsDevice() throws {
+        let bench = try RoomsBench()
+        try bench.withRoomsServer { server, _ in
+            let device = try bench.deviceToken()
+            let deviceClaims = try bench.auth.verify(token: device)
+            let ada = try RoomsClient(port: server.port, token: device)
+            try ada.pickName("Ada")
+            let claims = try bench.auth.verify(token: ada.token)
+            #expect(claims.expires <= deviceClaims.expires)
+            #expect(claims.id.hasPrefix(deviceClaims.id + "."))
+            // Renaming keeps the person and the tie to the device.
+            let renamed = try ada.call("POST", "/auth", json: #"{"name": "Ada L."}"#)
+            #expect(renamed.json?["name"]?.stringValue == "Ada L.")
+            let renamedToken = try #require(renamed.json?["jwt"]?.stringValue)
+            #expect(try bench.auth.verify(token: renamedToken).id.hasPrefix(deviceClaims.id + "."))
+            #expect(try ada.call("GET", "/rooms").status == 200)
+
+            // The owner revokes the lost phone's token: the names picked on it stop working too.
+            let revoke = try RoomsClient(port: server.port, token: try bench.deviceToken())
+            #expect(try revoke.call("POST", "/api/tokens/revoke", json: #"{"id": "\#(deviceClaims.id)"}"#).status == 200)
+            let refused = try ada.call("GET", "/rooms")
+            #expect(refused.status == 401)
+            #expect(try ada.call("GET", "/rooms", token: renamedToken).status == 401)
+
+            // A person's own token can be revoked by its (dotted) id alone.
+            let bob = try RoomsClient(port: server.port, token: try bench.deviceToken())
+            try bob.pickName("Bob")
+            let bobID = try bench.auth.verify(token: bob.token).id
+            #expect(try revoke.call("POST", "/api/tokens/revoke", json: #"{"id": "\#(bobID)"}"#).status == 200)
+            #expect(try bob.call("GET", "/rooms").status == 401)
+        }
+    }
+
     @Test("bad input gets a clear JSON error naming the field, and the server keeps answering")
     func badInput() throws {
         let bench = try RoomsBench()
