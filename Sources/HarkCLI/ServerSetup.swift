@@ -21,7 +21,7 @@ enum ServerSetup {
     static func start(
         configuration: ApplianceConfiguration, dataDirectory: URL, turns: TurnRunner, pictures: PictureStore?,
         recognizer: SpeechRecognizer?, synthesizer: SpeechSynthesizer, speak: (@Sendable (String) -> Bool)?,
-        host: String? = nil, port: Int? = nil
+        host: String? = nil, port: Int? = nil, roomIdleClose: Duration = Rooms.defaultIdleClose
     ) throws -> Started {
         let auth: AuthService
         do {
@@ -35,7 +35,8 @@ enum ServerSetup {
         let openAPI = SpeechCLI.repositoryFile("docs/openapi.json").flatMap { try? [UInt8](Data(contentsOf: $0)) }
         let rooms: Rooms
         do {
-            rooms = try Rooms(database: dataDirectory.appendingPathComponent("rooms.sqlite3"), applianceName: hostnames().first ?? "Hark")
+            rooms = try Rooms(database: dataDirectory.appendingPathComponent("rooms.sqlite3"), idleClose: roomIdleClose,
+                              applianceName: hostnames().first ?? "Hark")
         } catch {
             throw CommandFailure(message: "server: \(error.message)", exitCode: 73)
         }
