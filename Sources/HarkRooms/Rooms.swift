@@ -209,7 +209,7 @@ public final class Rooms: Sendable {
         }
     }
 
-    /// Every member the room has had, in the order they were first seen: joined, invited and left.
+    /// Every member the room has had (joined, invited and left), sorted by id.
     public func members(of id: String) throws(RoomsError) -> [RoomMember] {
         try closeIdleRooms()
         let (room, members) = state.withLock { s in (s.rooms[id], s.members[id] ?? [:]) }
