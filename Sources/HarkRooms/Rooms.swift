@@ -24,6 +24,11 @@ public final class Rooms: Sendable {
     public static let maximumNameLength = 64
     /// A member's level goes out at most once per interval (10 per second).
     public static let levelInterval: Duration = .milliseconds(100)
+    /// At most this many names per paired device: each `POST /auth` with a new name makes a person, and
+    /// a device must not be able to grow the database without end.
+    public static let maximumPeoplePerDevice = 32
+    /// At most this many open rooms per creator, for the same reason.
+    public static let maximumOpenRoomsPerCreator = 20
     /// Closed rooms are kept this long (so their ids answer 410, not 404), then forgotten at the next start.
     public static let closedRoomMemory: TimeInterval = 30 * 24 * 3600
 
@@ -87,14 +92,23 @@ public final class Rooms: Sendable {
 
     // MARK: People
 
-    /// Sets the name of a person, making a new person (with a new id) when `person` is nil.
+    /// Sets the name of a person, making a new person (with a new id) when `person` is nil — unless the
+    /// device already has a person of that name, who is then the one meant (picking "Ada" again on Ada's
+    /// phone is Ada, not a second Ada). 409 past `maximumPeoplePerDevice`.
     /// - Parameter device: the subject of the paired device's token the person picked the name on.
     /// - Returns: the person's id.
     public func setName(_ rawName: String, person: String?, device: String) throws(RoomsError) -> String {
         let name = try Self.checkText(rawName, field: "name", maximum: Self.maximumNameLength)
-        let id = person ?? Self.randomID()
         let t = clock()
-        try store.withLock { (store) throws(RoomsError) in
+        return try store.withLock { (store) throws(RoomsError) -> String in
+            let (existing, count) = state.withLock { s in
+                let mine = s.people.values.filter { $0.device == device }
+                return (mine.first { $0.name == name }?.id, mine.count)
+            }
+            if person == nil && existing == nil && count >= Self.maximumPeoplePerDevice {
+                throw RoomsError(.conflict, "this device already has \(count) names, the most it may have")
+            }
+            let id = person ?? existing ?? Self.randomID()
             try store.write { db throws(SQLiteError) in
                 try db.prepare("""
                     INSERT INTO people (id, name, device, created, updated) VALUES (?, ?, ?, ?, ?)
@@ -105,8 +119,8 @@ public final class Rooms: Sendable {
                 let device = s.people[id]?.device ?? device
                 s.people[id] = RoomStore.Person(id: id, name: name, device: device)
             }
+            return id
         }
-        return id
     }
 
     /// The name a person picked, nil for an unknown id.
@@ -131,9 +145,14 @@ public final class Rooms: Sendable {
     public func create(displayName rawName: String, creator: String) throws(RoomsError) -> Room {
         let displayName = try Self.checkText(rawName, field: "display_name", maximum: Self.maximumDisplayNameLength)
         try requirePerson(creator)
+        try closeIdleRooms()
         let t = clock()
         var room = Room(id: Self.randomID(), displayName: displayName, creator: creator, created: t, idleSince: t)
         return try store.withLock { (store) throws(RoomsError) -> Room in
+            let open = state.withLock { s in s.rooms.values.filter { $0.isOpen && $0.creator == creator }.count }
+            guard open < Self.maximumOpenRoomsPerCreator else {
+                throw RoomsError(.conflict, "you have \(open) open rooms, the most one person may have: delete one first")
+            }
             try store.write { db throws(SQLiteError) in
                 try db.prepare("INSERT INTO rooms (id, display_name, creator, created, idle_since) VALUES (?, ?, ?, ?, ?)")
                     .run([.text(room.id), .text(displayName), .text(creator), .integer(RoomStore.ms(t)), .integer(RoomStore.ms(t))])

@@ -93,4 +93,26 @@ struct RoomsTests {
         #expect(rooms.joinedMembers(of: room).isEmpty)
         #expect(try rooms.members(of: room).allSatisfy { $0.state == .left && !$0.speaking })
     }
+
+    @Test("picking the same name again on a device is the same person; names and open rooms are bounded")
+    func limits() throws {
+        let clock = TestClock()
+        let (rooms, file) = try Self.rooms(clock)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let ada = try rooms.setName("Ada", person: nil, device: "device:a")
+        #expect(try rooms.setName(" Ada ", person: nil, device: "device:a") == ada)
+        #expect(try rooms.setName("Ada", person: nil, device: "device:b") != ada)
+        for i in 1..<Rooms.maximumPeoplePerDevice { _ = try rooms.setName("P\(i)", person: nil, device: "device:a") }
+        #expect(throws: RoomsError(.conflict, "this device already has 32 names, the most it may have")) {
+            try rooms.setName("One more", person: nil, device: "device:a")
+        }
+        #expect(try rooms.setName("P1", person: nil, device: "device:a") != ada, "an existing name still works")
+
+        for i in 0..<Rooms.maximumOpenRoomsPerCreator { _ = try rooms.create(displayName: "R\(i)", creator: ada) }
+        let refused = #expect(throws: RoomsError.self) { try rooms.create(displayName: "One more", creator: ada) }
+        #expect(refused?.status == 409)
+        // Closed rooms do not count.
+        clock.advance(61)
+        #expect(try rooms.create(displayName: "After", creator: ada).isOpen)
+    }
 }
