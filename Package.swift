@@ -52,13 +52,16 @@ let package = Package(
         // The web engine: HTTP/1.1, HTTP/2, WebSocket and TLS on libwebsockets, routing, connection limits,
         // Host/Origin policy, static files. Knows nothing of the appliance, auth or the API's routes.
         .target(name: "HarkHTTP", dependencies: ["HarkCore", "CWebsockets", "CLWS", "COpenSSL"]),
+        // The drop-in rooms app: people's names, rooms and memberships (SQLite through HarkAppliance's store
+        // types), the events members hear, and its routes (RoomsAPI), which HarkServer mounts behind its auth.
+        .target(name: "HarkRooms", dependencies: ["HarkCore", "HarkAppliance", "HarkHTTP"]),
         // The LAN companion on that engine: auth (libsodium), the Watson-compatible and appliance APIs and their
         // WebSockets. Every route is registered here (CompanionAPI.router).
         .target(name: "HarkServer", dependencies: [
-            "HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "CSodium",
+            "HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "CSodium", "HarkRooms",
         ]),
 
-        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer"]),
+        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer", "HarkRooms"]),
         .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"], exclude: ["Data"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
@@ -67,7 +70,7 @@ let package = Package(
         // Clients that drive a real server byte by byte (HTTP/1.1, WebSocket), shared by the two server test targets.
         .target(name: "HarkHTTPTestSupport", dependencies: ["HarkHTTP", "HarkCore"], path: "Tests/HarkHTTPTestSupport"),
         .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore"]),
-        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore"]),
+        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore", "HarkRooms"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance", "HarkServer"]),

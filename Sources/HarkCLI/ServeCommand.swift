@@ -2,6 +2,7 @@ import Foundation
 import HarkAppliance
 import HarkAudio
 import HarkCore
+import HarkRooms
 import HarkServer
 import HarkSpeech
 
@@ -12,7 +13,7 @@ enum ServeCommand: Command {
     static let abstract = "Serve the web page and the Watson-compatible API (without the microphone loop)"
     static let usage = """
         USAGE: hark serve [--config FILE] [--workspace PATH] [--data DIR] [--host ADDR] [--port N] [--lan]
-                          [--simulate] [--events] [--print-port] [--seed N]
+                          [--simulate] [--events] [--print-port] [--seed N] [--room-idle DURATION]
 
         The companion server (docs/server-api.md): the chat page at /, pairing and login, Watson's
         POST /v1/workspaces/{id}/message, live events, pictures, devices, speech, push-to-talk. Listens on
@@ -26,6 +27,7 @@ enum ServeCommand: Command {
           --events          one JSON event per line on standard output
           --print-port      print the bound port alone on the first line of standard output (with --port 0)
           --seed N          seed for random reply variations
+          --room-idle DURATION  a drop-in room nobody has joined for this long closes: 90s, 30m, 2h (default 1h)
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -39,6 +41,8 @@ enum ServeCommand: Command {
         let events = try args.flag("--events")
         let printPort = try args.flag("--print-port")
         let seed = try args.option("--seed", parse: { UInt64($0) }, expected: "a whole number")
+        let roomIdle = try args.option("--room-idle", parse: { PairCommand.parseDuration($0).flatMap { $0 > .zero ? $0 : nil } },
+                                       expected: "a duration like 90s, 30m or 2h")
         try args.finish()
 
         var setup = try ApplianceSetup.load(configPath: configPath, workspace: workspaceOverride, data: dataOverride, simulate: simulate)
@@ -56,7 +60,8 @@ enum ServeCommand: Command {
 
         let started = try ServerSetup.start(
             configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
-            recognizer: recognizer, synthesizer: synthesizer, speak: speak, host: host, port: port)
+            recognizer: recognizer, synthesizer: synthesizer, speak: speak, host: host, port: port,
+            roomIdleClose: roomIdle ?? Rooms.defaultIdleClose)
         if printPort { Output.line(String(started.server.port)) }
         var line = "hark: serving \(setup.workspace.name) at \(started.url)"
         if let code = started.pairingCode { line += "; pair a browser with code \(code) (valid 5 minutes)" }

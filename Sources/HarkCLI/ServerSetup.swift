@@ -3,6 +3,7 @@ import HarkAppliance
 import HarkAudio
 import HarkCore
 import HarkHTTP
+import HarkRooms
 import HarkServer
 import HarkSpeech
 
@@ -20,7 +21,7 @@ enum ServerSetup {
     static func start(
         configuration: ApplianceConfiguration, dataDirectory: URL, turns: TurnRunner, pictures: PictureStore?,
         recognizer: SpeechRecognizer?, synthesizer: SpeechSynthesizer, speak: (@Sendable (String) -> Bool)?,
-        host: String? = nil, port: Int? = nil
+        host: String? = nil, port: Int? = nil, roomIdleClose: Duration = Rooms.defaultIdleClose
     ) throws -> Started {
         let auth: AuthService
         do {
@@ -32,8 +33,15 @@ enum ServerSetup {
         }
         let listening = recognizer.map { WebListening(recognizer: $0, synthesizer: synthesizer) }
         let openAPI = SpeechCLI.repositoryFile("docs/openapi.json").flatMap { try? [UInt8](Data(contentsOf: $0)) }
+        let rooms: Rooms
+        do {
+            rooms = try Rooms(database: dataDirectory.appendingPathComponent("rooms.sqlite3"), idleClose: roomIdleClose,
+                              applianceName: hostnames().first ?? "Hark")
+        } catch {
+            throw CommandFailure(message: "server: \(error.message)", exitCode: 73)
+        }
         let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: speak, openAPI: openAPI,
-                               hosts: .local(extra: configuration.serverHostNames))
+                               hosts: .local(extra: configuration.serverHostNames), rooms: rooms)
         let web = SpeechCLI.repositoryFile("web/index.html").map { StaticFiles(directory: $0.deletingLastPathComponent()) }
         if web == nil { printError("hark: warning: the web page (web/index.html) was not found next to the working directory or the binary: only the API is served") }
 

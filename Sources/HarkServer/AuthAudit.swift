@@ -17,10 +17,12 @@ public struct AuthAudit: Sendable, Equatable {
         case loggedOut = "logged_out"
         /// A token was revoked by id (`POST /api/tokens/revoke`).
         case revoked
+        /// A person picked a name on a paired device (`POST /auth`) and got a token of their own.
+        case named
     }
 
     public var outcome: Outcome
-    /// `pair` or `login` (or `logout`, `revoke`).
+    /// `pair` or `login` (or `logout`, `revoke`, `auth`).
     public var method: String
     /// The client's address, or its rate-limit group (an IPv6 /64); empty when not known.
     public var client: String

@@ -267,7 +267,14 @@ public final class AuthService: Sendable {
             throw AuthError(.unauthorized, message: error.description, tokenProblem: error)
         }
         let isRevoked: Bool
-        do throws(AuthStoreError) { isRevoked = try revoked.contains(claims.id) } catch { throw AuthError(.internal, message: error.description) }
+        do throws(AuthStoreError) {
+            // A token issued on the strength of another (`issue(subject:basedOn:)`) carries that one's id before
+            // a dot, and goes when it goes: revoking a lost phone's token also signs out the names picked on it.
+            let root = claims.id.split(separator: ".", maxSplits: 1).first.map(String.init) ?? claims.id
+            var hit = try revoked.contains(claims.id)
+            if !hit && root != claims.id { hit = try revoked.contains(root) }
+            isRevoked = hit
+        } catch { throw AuthError(.internal, message: error.description) }
         if isRevoked { throw AuthError(.unauthorized, message: "the token has been logged out or revoked") }
         return claims
     }
@@ -296,6 +303,22 @@ public final class AuthService: Sendable {
             audit(AuthAudit(outcome: .revoked, method: "revoke", client: AddressGroup.of(client), tokenID: id, message: "token \(id) revoked"))
         }
         return added
+    }
+
+    /// A token for `subject` issued on the strength of a token already verified (`POST /auth`: a person
+    /// picking a name on a paired device). It expires when that one does at the latest, and its id is
+    /// `<that token's id>.<random>`, so `verify` refuses it once that token is revoked: a name never outlives
+    /// the pairing it was picked on. Logged as an `auth` event (`named`).
+    public func issue(subject: String, basedOn claims: Claims, client: String) throws(AuthError) -> IssuedToken {
+        let root = claims.id.split(separator: ".", maxSplits: 1).first.map(String.init) ?? claims.id
+        let t = now()
+        let derived = JWT.Claims(issuer: issuer, subject: subject, issuedAt: t,
+                                 expires: min(claims.expires, t.addingTimeInterval(tokenLifetime.timeInterval)),
+                                 id: root + "." + (try randomText(16)))
+        let issued = IssuedToken(token: jwt.sign(derived), expires: derived.expires, claims: derived)
+        audit(AuthAudit(outcome: .named, method: "auth", client: AddressGroup.of(client), subject: subject, tokenID: issued.claims.id,
+                        message: "\(subject) named on \(claims.subject)'s device from \(AddressGroup.of(client))"))
+        return issued
     }
 
     /// The clock this service checks tokens against.

@@ -3,6 +3,7 @@ import HarkAppliance
 import HarkCore
 import HarkDevices
 import HarkHTTP
+import HarkRooms
 
 /// The appliance's API (docs/server-api.md) on a `Router`: pairing and login, Watson's `/message`, the event
 /// log and its live socket, pictures, devices, speech out and push-to-talk in. Every handler goes through the
@@ -28,6 +29,8 @@ public final class CompanionAPI: Sendable {
     public let listenLimits: ListenLimits
     /// How many `/message` turns run at once (the others wait their turn in arrival order): one per core.
     public let concurrentTurns: Int
+    /// The drop-in rooms app (`RoomsAPI`, under `/auth` and `/rooms`); nil serves without it.
+    public let rooms: Rooms?
     let turnGate: TurnGate
 
     var store: EventStore? { turns.recorder.store }
@@ -36,7 +39,7 @@ public final class CompanionAPI: Sendable {
         turns: TurnRunner, auth: AuthService, pictures: PictureStore?, listening: WebListening?,
         speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?, hosts: HostPolicy = .local(),
         tokenCheckInterval: Duration = .seconds(5), listenLimits: ListenLimits = ListenLimits(),
-        concurrentTurns: Int = ProcessInfo.processInfo.activeProcessorCount
+        concurrentTurns: Int = ProcessInfo.processInfo.activeProcessorCount, rooms: Rooms? = nil
     ) {
         self.turns = turns
         self.auth = auth
@@ -48,6 +51,7 @@ public final class CompanionAPI: Sendable {
         self.tokenCheckInterval = tokenCheckInterval
         self.listenLimits = listenLimits
         self.concurrentTurns = max(1, concurrentTurns)
+        self.rooms = rooms
         turnGate = TurnGate(width: concurrentTurns)
     }
 
@@ -130,7 +134,12 @@ public final class CompanionAPI: Sendable {
         router.webSocket("/api/events") { request, _ in
             guard let store = self.store else { return .refuse(.error(503, code: "unavailable", message: "this server has no event store")) }
             let since = request.query["since"].flatMap { Int64($0) }
-            return .accept(self.tokenBound(EventsSocket(store: store, since: since), request: request))
+            // A person's socket also hears the events of the rooms they are joined to.
+            var roomEvents: EventsSocket.RoomEvents?
+            if let rooms = self.rooms, let person = CompanionRoomsAccess(auth: auth).caller(of: request)?.person {
+                roomEvents = EventsSocket.RoomEvents(rooms: rooms, member: person)
+            }
+            return .accept(self.tokenBound(EventsSocket(store: store, since: since, rooms: roomEvents), request: request))
         }
         router.route("GET", "/api/pictures") { _, _ in self.listPictures() }
         router.route("GET", "/api/pictures/{id}") { _, parameters in self.picture(parameters["id"] ?? "") }
@@ -143,6 +152,7 @@ public final class CompanionAPI: Sendable {
             }
             return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits), request: request))
         }
+        if let rooms { RoomsAPI(rooms: rooms, access: CompanionRoomsAccess(auth: auth)).register(on: &router) }
         return router
     }
 
@@ -220,8 +230,9 @@ public final class CompanionAPI: Sendable {
     /// working, e.g. the one given to a phone that was lost.
     private func revoke(_ request: HTTPRequest) -> HTTPResponse {
         Self.withJSONBody(request) { body in
+            // A dot joins the two ids of a person's token from POST /auth (`AuthService.issue(subject:basedOn:)`).
             guard let id = body["id"]?.stringValue, !id.isEmpty, id.count <= 64,
-                  id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) else {
+                  id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }) else {
                 return .error(400, code: "bad_request", message: "the body needs \"id\": a token id (the token_id of an auth event, base64url)")
             }
             do throws(AuthStoreError) {

@@ -2,14 +2,24 @@ import Foundation
 import HarkAppliance
 import HarkCore
 import HarkHTTP
+import HarkRooms
 
 /// `WS /api/events`: the stored events after `since` first (a reconnecting page misses nothing), then every
-/// new one as it is stored, each as the JSON `hark events --json` prints, in id order without repeats.
+/// new one as it is stored, each as the JSON `hark events --json` prints, in id order without repeats. A
+/// person's socket (a token from `POST /auth`) also gets the events of the rooms they are joined to
+/// (`RoomEvent`: `member:joined`, `audio:level`, …), live only: they have no id and are not replayed.
 final class EventsSocket: WebSocketHandler, @unchecked Sendable {
-    // @unchecked: `state` is only touched with `lock` held; the store is Sendable.
+    // @unchecked: `state` is only touched with `lock` held; the store and rooms are Sendable.
+    /// Whose room events this socket carries.
+    struct RoomEvents {
+        var rooms: Rooms
+        var member: String
+    }
+
     private struct State {
         var connection: WebSocketConnection?
         var subscription: EventStore.Subscription?
+        var roomSubscription: Rooms.Subscription?
         var lastSent: Int64
         /// Live events that arrived while the replay was being sent.
         var pending: [StoredEvent] = []
@@ -17,20 +27,24 @@ final class EventsSocket: WebSocketHandler, @unchecked Sendable {
     }
 
     let store: EventStore
+    let rooms: RoomEvents?
     private let lock = NSLock()
     private var state: State
 
-    init(store: EventStore, since: Int64?) {
+    init(store: EventStore, since: Int64?, rooms: RoomEvents? = nil) {
         self.store = store
+        self.rooms = rooms
         state = State(lastSent: since ?? Int64.max)
     }
 
     func opened(_ connection: WebSocketConnection) {
         // Subscribe first, then replay: an event stored in between arrives both ways and is sent once.
         let subscription = store.subscribe { [weak self] event in self?.live(event) }
+        let roomSubscription = rooms.map { r in r.rooms.subscribe(member: r.member) { [weak self] event in self?.room(event) } }
         lock.lock()
         state.connection = connection
         state.subscription = subscription
+        state.roomSubscription = roomSubscription
         let since = state.lastSent
         lock.unlock()
         var replay: [StoredEvent] = []
@@ -63,12 +77,21 @@ final class EventsSocket: WebSocketHandler, @unchecked Sendable {
         state.lastSent = event.id
     }
 
+    private func room(_ event: RoomEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = state.connection?.send(text: JSONValue.object(event.json).serialized())
+    }
+
     func closed() {
         lock.lock()
         let subscription = state.subscription
+        let roomSubscription = state.roomSubscription
         state.subscription = nil
+        state.roomSubscription = nil
         state.connection = nil
         lock.unlock()
         if let subscription { store.unsubscribe(subscription) }
+        if let roomSubscription { rooms?.rooms.unsubscribe(roomSubscription) }
     }
 }

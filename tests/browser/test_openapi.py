@@ -112,3 +112,52 @@ def test_server_answers_as_described(base_url, pairing_code):
     status, pictures = call(base_url, "GET", "/api/pictures", token=token)
     assert status == 200
     conforms(pictures, "PictureList")
+
+
+def test_rooms_answer_as_described(base_url, pairing_code):
+    """The drop-in rooms app (`/auth`, `/rooms`): each answer, and each kind of refusal, against its schema."""
+    status, device = call(base_url, "POST", "/api/pair", {"code": pairing_code()})
+    assert status == 200, device
+    device = device["token"]
+    status, refused = call(base_url, "GET", "/rooms", token=device)
+    if status == 404:
+        pytest.skip("this server has no rooms app (the mock server)")
+    assert status == 403, refused
+    conforms(refused, "Error")
+
+    status, bad = call(base_url, "POST", "/auth", {"name": ""}, device)
+    assert status == 400 and "name" in bad["error"]["message"]
+    conforms(bad, "Error")
+    status, person = call(base_url, "POST", "/auth", {"name": "Ada"}, device)
+    assert status == 200, person
+    conforms(person, "PersonToken")
+    token = person["jwt"]
+
+    status, created = call(base_url, "POST", "/rooms", {"display_name": "Kitchen chat"}, token)
+    assert status == 201, created
+    conforms(created, "CreatedRoom")
+    room = created["id"]
+    status, rooms = call(base_url, "GET", "/rooms", token=token)
+    assert status == 200 and room in [r["id"] for r in rooms]
+    conforms(rooms, "RoomList")
+    for action in ("join", "leave"):
+        status, member = call(base_url, "POST", f"/rooms/{room}/{action}", token=token)
+        assert status == 200, member
+        conforms(member, "Member")
+    status, other = call(base_url, "POST", "/rooms", {"display_name": "Never joined"}, token)
+    assert status == 201, other
+    status, conflict = call(base_url, "POST", f"/rooms/{other['id']}/leave", token=token)
+    assert status == 409
+    conforms(conflict, "Error")
+    status, members = call(base_url, "GET", f"/rooms/{room}/members", token=token)
+    assert status == 200 and members[0]["name"] == "Ada"
+    conforms(members, "MemberList")
+    status, deleted = call(base_url, "DELETE", f"/rooms/{room}", token=token)
+    assert status == 200
+    conforms(deleted, "RoomDeleted")
+    status, gone = call(base_url, "POST", f"/rooms/{room}/join", token=token)
+    assert status == 410
+    conforms(gone, "Error")
+    status, missing = call(base_url, "GET", "/rooms/0000000000000000/members", token=token)
+    assert status == 404
+    conforms(missing, "Error")

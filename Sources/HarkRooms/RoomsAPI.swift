@@ -1,0 +1,104 @@
+import Foundation
+import HarkAppliance
+import HarkCore
+import HarkHTTP
+
+/// The drop-in app's endpoints (docs/server-api.md, "Rooms"): `POST /auth` to pick the name others see,
+/// and `/rooms` to list, create, join, leave, see the members of and delete rooms. Every route of the rooms
+/// app is registered here (`register(on:)`), called from `CompanionAPI.router`, whose middleware has
+/// already refused requests without a valid token.
+public struct RoomsAPI: Sendable {
+    public let rooms: Rooms
+    public let access: any RoomsAccess
+
+    public init(rooms: Rooms, access: any RoomsAccess) {
+        self.rooms = rooms
+        self.access = access
+    }
+
+    /// Adds the rooms app's routes.
+    public func register(on router: inout Router) {
+        router.route("POST", "/auth") { request, _ in self.pickName(request) }
+        router.route("GET", "/rooms") { request, _ in
+            self.asPerson(request) { _ throws(RoomsError) in .json(200, .array(try rooms.openRooms().map(\.json))) }
+        }
+        router.route("POST", "/rooms") { request, _ in
+            self.asPersonWithBody(request) { person, body throws(RoomsError) in
+                let name = try Self.string(body, "display_name")
+                return .json(201, ["id": .string(try rooms.create(displayName: name, creator: person).id)])
+            }
+        }
+        router.route("DELETE", "/rooms/{id}") { request, parameters in
+            self.asPerson(request) { person throws(RoomsError) in
+                let id = parameters["id"] ?? ""
+                try rooms.delete(room: id, by: person)
+                return .json(200, ["deleted": true, "id": .string(id)])
+            }
+        }
+        router.route("POST", "/rooms/{id}/join") { request, parameters in
+            self.asPerson(request) { person throws(RoomsError) in .json(200, try rooms.join(room: parameters["id"] ?? "", member: person).json) }
+        }
+        router.route("POST", "/rooms/{id}/leave") { request, parameters in
+            self.asPerson(request) { person throws(RoomsError) in .json(200, try rooms.leave(room: parameters["id"] ?? "", member: person).json) }
+        }
+        router.route("GET", "/rooms/{id}/members") { request, parameters in
+            self.asPerson(request) { _ throws(RoomsError) in .json(200, .array(try rooms.members(of: parameters["id"] ?? "").map(\.json))) }
+        }
+    }
+
+    static func response(_ error: RoomsError) -> HTTPResponse {
+        .error(error.status, code: error.code, message: error.message)
+    }
+
+    /// `body[field]` as a string, or a 400 naming the field.
+    static func string(_ body: JSONObject, _ field: String) throws(RoomsError) -> String {
+        guard let value = body[field] else { throw RoomsError(.badInput(field: field), "the body needs \"\(field)\"") }
+        guard let text = value.stringValue else { throw RoomsError(.badInput(field: field), "\(field) must be a string, not \(value.typeName)") }
+        return text
+    }
+
+    /// `POST /auth {"name"}`: the caller's device token (or a person's, to rename) → `{"id", "name", "jwt",
+    /// "expires"}`, a token that speaks for this person in rooms.
+    private func pickName(_ request: HTTPRequest) -> HTTPResponse {
+        guard let caller = access.caller(of: request) else { return .error(401, code: "unauthorized", message: "a paired device's token is needed") }
+        switch access.jsonBody(request) {
+        case .failure(let failure): return failure.response
+        case .success(let body):
+            do throws(RoomsError) {
+                let name = try Self.string(body, "name")
+                let id = try rooms.setName(name, person: caller.person, device: caller.subject)
+                switch access.issueToken(person: id, for: caller, client: request.remoteAddress) {
+                case .failure(let failure): return failure.response
+                case .success(let issued):
+                    return .json(200, ["id": .string(id), "name": .string(rooms.name(of: id) ?? name), "jwt": .string(issued.token),
+                                       "expires": .string(ApplianceEvent.iso8601(issued.expires))])
+                }
+            } catch {
+                return Self.response(error)
+            }
+        }
+    }
+
+    /// Runs `handler` for a person's token (403 for a device's that has not picked a name).
+    private func asPerson(_ request: HTTPRequest, _ handler: (String) throws(RoomsError) -> HTTPResponse) -> HTTPResponse {
+        guard let caller = access.caller(of: request) else { return .error(401, code: "unauthorized", message: "a token is needed") }
+        guard let person = caller.person, rooms.name(of: person) != nil else {
+            return .error(403, code: "forbidden", message: "rooms need a name: POST /auth {\"name\"} with this device's token, then use the token it answers")
+        }
+        do throws(RoomsError) {
+            return try handler(person)
+        } catch {
+            return Self.response(error)
+        }
+    }
+
+    /// `asPerson` with the request's JSON object body.
+    private func asPersonWithBody(_ request: HTTPRequest, _ handler: (String, JSONObject) throws(RoomsError) -> HTTPResponse) -> HTTPResponse {
+        asPerson(request) { person throws(RoomsError) in
+            switch access.jsonBody(request) {
+            case .failure(let failure): return failure.response
+            case .success(let object): return try handler(person, object)
+            }
+        }
+    }
+}
