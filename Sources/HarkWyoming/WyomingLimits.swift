@@ -1,0 +1,28 @@
+import Foundation
+
+/// What one client may cost the server: sizes of each part of an event, audio per stream, connections,
+/// decoders and time. Every limit, when hit, is an `error` event that names it.
+public struct WyomingLimits: Sendable, Equatable {
+    /// Longest header line, in bytes. `info` is the largest header Hark reads from HA: a few hundred bytes.
+    public var headerBytes = 16 * 1024
+    /// Largest `data_length`. HA's largest data is a handle `transcript` carrying a dialog context.
+    public var dataBytes = 1024 * 1024
+    /// Largest `payload_length`. HA sends 1,024-sample chunks (2 KiB); wyoming-bench sends up to 1 s.
+    public var payloadBytes = 1024 * 1024
+    /// Audio per stream (transcribe), in seconds of input: a spoken command is under 10 s.
+    public var transcribeSeconds = 60.0
+    /// Clients connected at once; one more gets an error and is closed.
+    public var connections = 32
+    /// Recognisers (PocketSphinx decoders, tens of MiB each: docs/speech.md) shared by all clients.
+    public var recognizers = 2
+    /// Wake-phrase spotters: each listening stream holds one for as long as it streams.
+    public var wakeSpotters = 4
+    /// How long a finished utterance waits for a free recogniser before the client gets a `busy` error.
+    public var decoderWait: TimeInterval = 30
+    /// A client that sends nothing for this long is closed (after an error event).
+    public var idleTimeout: TimeInterval = 300
+    /// A client that does not read what it is sent for this long is closed.
+    public var sendTimeout: TimeInterval = 30
+
+    public init() {}
+}
