@@ -471,3 +471,28 @@ def test_twenty_clients_at_once(server):
     assert sum(value == expected[kind] for kind, value in results) >= 18, results
     assert run(ask(server.port, Ping().event(), "pong")).type == "pong"
     assert server.alive()
+
+
+# --- the command line ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, status, message", [
+    (["--uri", "unix:///tmp/x"], 64, "--uri \"unix:///tmp/x\": expected tcp://HOST:PORT"),
+    (["--uri", "tcp://127.0.0.1:70000"], 64, "port must be a number"),
+    (["--services", "asr,coffee"], 64, "unknown service \"coffee\""),
+    (["--max-clients", "0"], 64, "--max-clients: expected a whole number 1…10000"),
+    (["--workspace", "/nonexistent/ws.json", "--services", "intent"], 65, "/nonexistent/ws.json"),
+])
+def test_bad_command_lines_are_named(args, status, message):
+    import subprocess
+    from conftest import HARK
+    r = subprocess.run([str(HARK), "wyoming", *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == status, r.stderr
+    assert message in r.stderr, r.stderr
+
+
+def test_a_taken_port_is_unavailable(small_server):
+    import subprocess
+    from conftest import HARK
+    r = subprocess.run([str(HARK), "wyoming", "--services", "intent", "--uri", f"tcp://127.0.0.1:{small_server.port}"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 69 and "Address already in use" in r.stderr, r.stderr
