@@ -496,3 +496,16 @@ def test_a_taken_port_is_unavailable(small_server):
     r = subprocess.run([str(HARK), "wyoming", "--services", "intent", "--uri", f"tcp://127.0.0.1:{small_server.port}"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 69 and "Address already in use" in r.stderr, r.stderr
+
+
+def test_absurd_numbers_do_not_crash_the_server(raw, server):
+    raw.event("detect", {})
+    raw.event("audio-start", {"rate": 16000, "width": 2, "channels": 1, "timestamp": 1e300})
+    raw.event("audio-chunk", {"rate": 16000.0, "width": 2, "channels": 1, "timestamp": -1e300}, b"\1\0" * 1600)
+    raw.event("audio-stop", {"timestamp": 1e308})
+    assert raw.read().type == "not-detected"
+    raw.event("audio-start", {"rate": 1e300, "width": 2, "channels": 1})
+    assert "audio-start.data.rate" in Error.from_event(raw.read()).text
+    raw.send(b'{"type": "ping", "payload_length": 1e300}\n')
+    assert Error.from_event(raw.read()).code == "bad-header"
+    assert server.alive()

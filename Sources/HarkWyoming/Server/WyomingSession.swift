@@ -272,7 +272,8 @@ public final class WyomingSession {
                 wake.spotters.release(spotter)
                 throw WyomingRequestError(text: "wake: \(error)", code: "wake-failed")
             }
-            let timestamp = event.data["timestamp"]?.doubleValue.map { Int($0) } ?? 0
+            // Any number is accepted, but only a plausible one (under 30,000 years of milliseconds) is used.
+            let timestamp = event.data["timestamp"]?.doubleValue.flatMap { abs($0) < 1e15 ? Int($0) : nil } ?? 0
             listening = WakeListening(converter: converter, spotter: spotter, context: context, startTimestamp: timestamp)
         }
     }
