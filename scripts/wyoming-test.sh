@@ -14,8 +14,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 venv=.build/wyoming-venv
 install=1
 pytest_args=()
-# The protocol version Hark implements (WyomingEvent.protocolVersion), and the client's test runner.
-pip_packages=("wyoming==1.10.2" "pytest")
+# The protocol version Hark implements (WyomingEvent.protocolVersion), the benchmark tool, the test runner.
+pip_packages=("wyoming==1.10.2" "wyoming-bench==2026.10.0" "pytest")
 
 die() { echo "wyoming-test: $*" >&2; exit 1; }
 
@@ -39,7 +39,7 @@ if ((install)); then
         echo "wyoming-test: installing ${missing[*]} (scripts/setup.sh)" >&2
         bash scripts/setup.sh </dev/null
     fi
-    if ! "$venv/bin/python" -c 'import wyoming, pytest' 2>/dev/null \
+    if ! "$venv/bin/python" -c 'import wyoming, wyoming_bench, pytest' 2>/dev/null \
         || [[ $("$venv/bin/python" -c 'from importlib.metadata import version; print(version("wyoming"))') != 1.10.2 ]]; then
         echo "wyoming-test: preparing $venv (${pip_packages[*]})" >&2
         "$python" -m venv "$venv"
