@@ -82,8 +82,16 @@ enum WyomingCommand: Command {
 
         var asr: WyomingServices.ASR?
         if wanted.contains("asr") {
+            // A recogniser's first utterance decodes worse than later ones (state carries over between
+            // utterances: docs/wyoming.md, "First decode"), so each one hears one of the workspace's own
+            // sentences, spoken by eSpeak NG, before it serves a client.
+            let warmUp = workspace.intents.lazy.flatMap(\.examples).first.flatMap { example in
+                try? SpeechSynthesizer().synthesize(example.text).converted(to: .speech)
+            }
             let recognizers = ResourcePool<SpeechRecognizer>(capacity: limits.recognizers) {
-                try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
+                let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
+                if let warmUp { _ = try? recognizer.recognize(warmUp) }
+                return recognizer
             }
             // One recogniser now: a workspace or model it cannot use fails here (65), not at the first request.
             if let first = try recognizers.borrow(waitingUpTo: 0) { recognizers.release(first) }

@@ -45,18 +45,22 @@ async def read_until(c, *types):
             return events
 
 
-async def send_audio(c, audio, rate, width=2, channels=1, chunk_frames=1024):
+async def send_audio(c, audio, rate, width=2, channels=1, chunk_frames=1024, paced=False):
+    """The stream as fast as the socket takes it, or `paced` like a microphone (HA's satellites)."""
     await c.write_event(AudioStart(rate=rate, width=width, channels=channels, timestamp=0).event())
     step = chunk_frames * width * channels
+    started = time.monotonic()
     for offset in range(0, len(audio), step):
         await c.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=audio[offset:offset + step]).event())
+        if paced:
+            await asyncio.sleep(max(0, started + (offset + step) / (rate * width * channels) - time.monotonic()))
     await c.write_event(AudioStop().event())
 
 
-async def transcribe(port, audio, rate, width=2, channels=1, context=None):
+async def transcribe(port, audio, rate, width=2, channels=1, context=None, paced=False):
     async with client(port) as c:
         await c.write_event(Transcribe(language="en", context=context).event())
-        await send_audio(c, audio, rate, width, channels)
+        await send_audio(c, audio, rate, width, channels, paced=paced)
         return await read_until(c, "transcript-stop", "error")
 
 
@@ -122,8 +126,10 @@ def test_out_of_grammar_speech_is_an_empty_transcript(server):
 
 
 def test_streaming_partials_arrive_while_audio_does(server):
+    # Paced like a microphone: a client sending faster than real time gets no partials (they would only
+    # delay its transcript).
     rate, samples = utterance("turn off the light", before=0.3, after=2.0)
-    events = run(transcribe(server.port, pcm16(samples), rate))
+    events = run(transcribe(server.port, pcm16(samples), rate, paced=True))
     chunks = [e.data["text"] for e in events if e.type == "transcript-chunk"]
     assert chunks, [e.type for e in events]
     final = final_text(events)

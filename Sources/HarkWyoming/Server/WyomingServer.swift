@@ -187,6 +187,10 @@ public final class WyomingServer: Sendable {
             close(fd)
         }
         var reader = WyomingFrameReader(limits: limits)
+        session.inputWaiting = {
+            var pending: Int32 = 0
+            return reader.bufferedBytes > 0 || (ioctl(fd, UInt(FIONREAD), &pending) == 0 && pending > 0)
+        }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

@@ -54,6 +54,8 @@ public final class WyomingSession {
         var sentWords: [String] = []
         /// The previous partial's words.
         var lastPartial: [String] = []
+        /// How long the previous partial took to decode.
+        var lastPartialSeconds = 0.0
         init(converter: AudioStreamConverter, language: String, context: JSONValue?) {
             self.converter = converter
             self.language = language
@@ -83,8 +85,12 @@ public final class WyomingSession {
         var pending = ""
     }
 
-    /// A partial transcript is decoded every second of audio (the whole utterance so far, batch CMN).
+    /// A partial transcript is decoded every second of audio at most (the whole utterance so far, batch CMN).
     static let partialEvery = 16_000
+
+    /// True when more of the client's bytes are already waiting to be read: the session is behind the client
+    /// (audio sent faster than real time) and skips optional work. The server sets it per connection.
+    public var inputWaiting: () -> Bool = { false }
 
     public init(services: WyomingServices, limits: WyomingLimits, send: @escaping (WyomingEvent) throws(WyomingClientGone) -> Void) {
         self.services = services
@@ -307,9 +313,15 @@ public final class WyomingSession {
             }
             transcription.audio.append(contentsOf: audio.samples)
             transcription.samplesSincePartial += audio.samples.count
-            if transcription.samplesSincePartial >= Self.partialEvery {
+            // A partial decodes the whole utterance so far (0.25 × real time for the barista grammar:
+            // docs/speech.md), so it waits for twice its last cost in new audio, and is skipped while the
+            // client's audio is already waiting: partials must never delay the final transcript.
+            let due = max(Self.partialEvery, Int(transcription.lastPartialSeconds * 2 * Double(PCMFormat.speech.sampleRate)))
+            if transcription.samplesSincePartial >= due, !inputWaiting() {
                 transcription.samplesSincePartial = 0
+                let started = Date()
                 try sendPartial(transcription)
+                transcription.lastPartialSeconds = Date().timeIntervalSince(started)
             }
         } else if let listening {
             try listen(listening, to: try convert(event.payload, listening.converter))
