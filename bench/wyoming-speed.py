@@ -2,7 +2,7 @@
 """`hark wyoming` as Home Assistant uses it, timed with the real `wyoming` client (PyPI).
 
 usage: .build/wyoming-venv/bin/python bench/wyoming-speed.py [--hark PATH] [--clips N] [--half dev|test|all]
-                                                       [--tts-rounds N] [--out DIR]
+                                                       [--tts-rounds N] [--paced N] [--out DIR]
 
 Speech to text: real recorded coffee orders (../shared/benchmarks/speech-to-intent/clean, 16 kHz FLAC decoded
 by sox) against Intents/barista.json (made from the domain files by scripts/make-barista.py), each sent as HA
@@ -58,18 +58,25 @@ def decode(path):
     return raw
 
 
-async def transcribe(port, audio):
+async def transcribe(port, audio, paced=False):
+    """(text, seconds from audio-stop to the transcript, partial chunks received)."""
     async with AsyncTcpClient("127.0.0.1", port, read_timeout=120) as c:
         await c.write_event(Transcribe(language="en").event())
         await c.write_event(AudioStart(rate=16000, width=2, channels=1).event())
+        started = time.perf_counter()
         for offset in range(0, len(audio), 2048):
             await c.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=audio[offset:offset + 2048]).event())
+            if paced:  # like a microphone: 1,024 samples every 64 ms
+                await asyncio.sleep(max(0, started + (offset + 2048) / 32000 - time.perf_counter()))
         await c.write_event(AudioStop().event())
         stopped = time.perf_counter()
+        chunks = 0
         while True:
             event = await c.read_event()
+            if event.type == "transcript-chunk":
+                chunks += 1
             if Transcript.is_type(event.type):
-                return Transcript.from_event(event).text, time.perf_counter() - stopped
+                return Transcript.from_event(event).text, time.perf_counter() - stopped, chunks
             if event.type == "error":
                 raise RuntimeError(event.data)
 
@@ -123,6 +130,13 @@ async def synthesize_streaming(port, text):
                 return first
 
 
+def start(hark, workspace, data, extra):
+    server = subprocess.Popen(
+        [hark, "wyoming", "--services", "asr,tts,intent", "--workspace", str(workspace), "--simulate", "--data", data,
+         "--uri", "tcp://127.0.0.1:0", "--print-port", *extra], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return server, int(server.stdout.readline())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     release = REPO / ".build/release/hark"
@@ -130,6 +144,7 @@ def main():
     parser.add_argument("--clips", type=int, default=80)
     parser.add_argument("--half", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--tts-rounds", type=int, default=3)
+    parser.add_argument("--paced", type=int, default=10, help="clips also sent in real time (partials on)")
     parser.add_argument("--out", default=str(REPO / "bench/out/wyoming"))
     args = parser.parse_args()
     out = Path(args.out)
@@ -147,16 +162,13 @@ def main():
         sys.exit(f"wyoming bench: no clips under {clean}")
 
     data = tempfile.mkdtemp(prefix="hark-wyoming-bench.")
-    server = subprocess.Popen(
-        [args.hark, "wyoming", "--services", "asr,tts,intent", "--workspace", str(barista), "--simulate", "--data", data,
-         "--uri", "tcp://127.0.0.1:0", "--print-port"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    server, port = start(args.hark, barista, data, [])
     try:
-        port = int(server.stdout.readline())
         latencies, factors, empty = [], [], 0
         with open(out / "results.jsonl", "w") as results:
             for clip in clips:
                 audio = decode(clip)
-                text, latency = asyncio.run(transcribe(port, audio))
+                text, latency, _ = asyncio.run(transcribe(port, audio))
                 seconds = len(audio) / 2 / 16000
                 latencies.append(latency)
                 factors.append(latency / seconds)
@@ -169,6 +181,23 @@ def main():
         # score.py counts the half's clips that were not sent as errors: the figure is over the clips sent.
         ok = sum(int(line.split("'ok': ")[1].split(",")[0]) for line in score if "'ok': " in line)
         scored = [f"{ok}/{len(clips)} = {ok / len(clips):.3f}"]
+
+        # Paced like a microphone, as a satellite streams to HA: partials run while the audio arrives; the same
+        # clips again against a server without partials, alternating, for their cost in latency.
+        paced, unpaced_partials, paced_chunks = [], [], 0
+        quiet = start(args.hark, barista, data, ["--no-partials"]) if args.paced else None
+        try:
+            for clip in clips[:args.paced]:
+                audio = decode(clip)
+                _, latency, chunks = asyncio.run(transcribe(port, audio, paced=True))
+                paced.append(latency)
+                paced_chunks += chunks > 0
+                _, latency, _ = asyncio.run(transcribe(quiet[1], audio, paced=True))
+                unpaced_partials.append(latency)
+        finally:
+            if quiet:
+                quiet[0].terminate()
+                quiet[0].wait(timeout=30)
 
         ttfa, totals, factors_tts, streamed = [], [], [], []
         for _ in range(args.tts_rounds):
@@ -194,7 +223,10 @@ def main():
         f"| audio-stop → transcript | {summary(latencies)} |",
         f"| real-time factor (latency / audio) | {summary(factors, unit='', scale=1)} |",
         f"| empty transcripts (rejected) | {empty}/{len(clips)} |",
-        f"| command acceptance through the intent service (score.py) | {' '.join(scored)} |", "",
+        f"| command acceptance through the intent service (score.py) | {' '.join(scored)} |",
+        *([f"| paced in real time ({len(paced)} clips): audio-stop → transcript | {summary(paced)} |",
+           f"| paced, server with --no-partials (same clips, alternating) | {summary(unpaced_partials)} |",
+           f"| paced: clips with at least one transcript-chunk | {paced_chunks}/{len(paced)} |"] if paced else []), "",
         f"Text to speech: {len(SENTENCES)} replies × {args.tts_rounds}.", "",
         "| measure | median / p90 / max |", "|---|---|",
         f"| synthesize → first audio-chunk | {summary(ttfa)} |",

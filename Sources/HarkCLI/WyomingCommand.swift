@@ -37,6 +37,8 @@ enum WyomingCommand: Command {
           --max-audio-seconds S    audio in one transcription (default \(Int(WyomingLimits().transcribeSeconds)))
           --idle-timeout S         close a client silent this long (default \(Int(WyomingLimits().idleTimeout)))
           --recognizers N          PocketSphinx recognisers shared by all clients (default \(WyomingLimits().recognizers))
+          --no-partials            no transcript-chunk while audio arrives (partials compete with the final decode
+                                   for the CPU; the final transcript is the same)
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -63,6 +65,7 @@ enum WyomingCommand: Command {
         if let s = try seconds("--max-audio-seconds") { limits.transcribeSeconds = s }
         if let s = try seconds("--idle-timeout") { limits.idleTimeout = s }
         if let n = try count("--recognizers", 1...16) { limits.recognizers = n }
+        if try args.flag("--no-partials") { limits.partialTranscripts = false }
         try args.finish()
 
         let address: WyomingAddress
@@ -93,8 +96,11 @@ enum WyomingCommand: Command {
                 if let warmUp { _ = try? recognizer.recognize(warmUp) }
                 return recognizer
             }
-            // One recogniser now: a workspace or model it cannot use fails here (65), not at the first request.
-            if let first = try recognizers.borrow(waitingUpTo: 0) { recognizers.release(first) }
+            // Every recogniser now: a workspace or model it cannot use fails here (65), not at the first request,
+            // and no client waits for one to be built and warmed (1–3 s for a large grammar).
+            var made: [SpeechRecognizer] = []
+            while made.count < limits.recognizers, let recognizer = try recognizers.borrow(waitingUpTo: 0) { made.append(recognizer) }
+            for recognizer in made { recognizers.release(recognizer) }
             asr = WyomingServices.ASR(model: workspace.name, recognizers: recognizers, acousticThreshold: configuration.acousticThreshold)
         }
         var tts: WyomingServices.TTS?

@@ -19,6 +19,9 @@ public struct WyomingLimits: Sendable, Equatable {
     public var wakeSpotters = 4
     /// How long a finished utterance waits for a free recogniser before the client gets a `busy` error.
     public var decoderWait: TimeInterval = 30
+    /// Partial transcripts (`transcript-chunk`) while audio arrives. Each decodes the utterance so far on a
+    /// second recogniser, which competes with the final decode for the CPU (docs/wyoming.md).
+    public var partialTranscripts = true
     /// A client that sends nothing for this long is closed (after an error event).
     public var idleTimeout: TimeInterval = 300
     /// A client that does not read what it is sent for this long is closed.

@@ -15,23 +15,32 @@ struct WyomingSessionTests {
         do { return try Workspace.load(from: url) } catch { fatalError("\(url.path): \(error)") }
     }()
 
+    /// What a session sent. `@unchecked Sendable`: `events` is only touched under `lock`.
+    final class Recorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var events: [WyomingEvent] = []
+        func append(_ event: WyomingEvent) { lock.withLock { events.append(event) } }
+        func take() -> [WyomingEvent] { lock.withLock { defer { events.removeAll() }; return events } }
+    }
+
     /// A session with intents and speech synthesis, and what it sent.
     final class Probe {
-        var sent: [WyomingEvent] = []
+        let recorder = Recorder()
         lazy var session: WyomingSession = {
             let services = WyomingServices(
                 tts: try? WyomingServices.TTS(synthesizer: SpeechSynthesizer(), voices: SpeechSynthesizer.availableVoices()),
                 intent: WyomingServices.Intent(model: "home", matcher: Matcher(workspace: WyomingSessionTests.workspace), threshold: 0.2),
                 version: "test")
-            return WyomingSession(services: services, limits: WyomingLimits()) { [unowned self] event throws(WyomingClientGone) in
-                sent.append(event)
+            let recorder = recorder
+            return WyomingSession(services: services, limits: WyomingLimits()) { event throws(WyomingClientGone) in
+                recorder.append(event)
             }
         }()
 
         func handle(_ type: String, _ data: JSONObject = JSONObject(), payload: [UInt8] = []) throws -> [WyomingEvent] {
-            sent.removeAll()
+            _ = recorder.take()
             try session.handle(WyomingEvent(type, data, payload: payload))
-            return sent
+            return recorder.take()
         }
     }
 

@@ -177,8 +177,13 @@ public final class WyomingServer: Sendable {
         Self.setTimeout(fd, SO_SNDTIMEO, limits.sendTimeout)
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        // Partial transcripts are sent from a worker thread: one event's bytes must never interleave another's.
+        let writing = NSLock()
         let session = WyomingSession(services: services, limits: limits) { event throws(WyomingClientGone) in
-            try Self.write(fd, event.encoded())
+            let bytes = event.encoded()
+            writing.lock()
+            defer { writing.unlock() }
+            try Self.write(fd, bytes)
         }
         defer {
             // The decoders a stream held go back to the pools before the next client can want them.

@@ -24,7 +24,7 @@ public struct WyomingClientGone: Error, Sendable {
 public final class WyomingSession {
     let services: WyomingServices
     let limits: WyomingLimits
-    private let sendEvent: (WyomingEvent) throws(WyomingClientGone) -> Void
+    private let sendEvent: @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void
 
     /// What the next audio stream is for.
     enum Purpose {
@@ -50,12 +50,7 @@ public final class WyomingSession {
         let context: JSONValue?
         var audio: [Int16] = []
         var samplesSincePartial = 0
-        /// The words already sent as `transcript-chunk`s.
-        var sentWords: [String] = []
-        /// The previous partial's words.
-        var lastPartial: [String] = []
-        /// How long the previous partial took to decode.
-        var lastPartialSeconds = 0.0
+        let partials = PartialTranscripts()
         init(converter: AudioStreamConverter, language: String, context: JSONValue?) {
             self.converter = converter
             self.language = language
@@ -92,7 +87,9 @@ public final class WyomingSession {
     /// (audio sent faster than real time) and skips optional work. The server sets it per connection.
     public var inputWaiting: () -> Bool = { false }
 
-    public init(services: WyomingServices, limits: WyomingLimits, send: @escaping (WyomingEvent) throws(WyomingClientGone) -> Void) {
+    /// `send` writes one event to the client; it is called from the session's thread and, for partial
+    /// transcripts, from a worker thread, so it must serialise its writes.
+    public init(services: WyomingServices, limits: WyomingLimits, send: @escaping @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void) {
         self.services = services
         self.limits = limits
         sendEvent = send
@@ -314,14 +311,12 @@ public final class WyomingSession {
             transcription.audio.append(contentsOf: audio.samples)
             transcription.samplesSincePartial += audio.samples.count
             // A partial decodes the whole utterance so far (0.25 × real time for the barista grammar:
-            // docs/speech.md), so it waits for twice its last cost in new audio, and is skipped while the
-            // client's audio is already waiting: partials must never delay the final transcript.
-            let due = max(Self.partialEvery, Int(transcription.lastPartialSeconds * 2 * Double(PCMFormat.speech.sampleRate)))
-            if transcription.samplesSincePartial >= due, !inputWaiting() {
+            // docs/speech.md), so it waits for three times its last cost in new audio, and is skipped while the
+            // client's audio is already waiting (sent faster than real time, it would only cost CPU).
+            let due = max(Self.partialEvery, Int(transcription.partials.lastSeconds * 3 * Double(PCMFormat.speech.sampleRate)))
+            if limits.partialTranscripts, transcription.samplesSincePartial >= due, !inputWaiting() {
                 transcription.samplesSincePartial = 0
-                let started = Date()
-                try sendPartial(transcription)
-                transcription.lastPartialSeconds = Date().timeIntervalSince(started)
+                startPartial(transcription)
             }
         } else if let listening {
             try listen(listening, to: try convert(event.payload, listening.converter))
@@ -349,31 +344,19 @@ public final class WyomingSession {
         try send(WyomingEvent("detection", data))
     }
 
-    /// The words heard so far, if a recogniser is free right now (partials never wait for one): new stable
-    /// words that extend what was already sent go out as a `transcript-chunk`, so the chunks joined are always
-    /// a prefix of a partial. The final `transcript` is authoritative (it may differ, or be empty when the
-    /// acoustic confidence rejects the utterance).
-    private func sendPartial(_ transcription: Transcription) throws {
-        guard let asr = services.asr, let recognizer = try? asr.recognizers.borrow(waitingUpTo: 0) else { return }
-        defer { asr.recognizers.release(recognizer) }
-        let partial: String
-        do {
-            try recognizer.startUtterance()
-            try recognizer.process(PCMBuffer(format: .speech, samples: transcription.audio))
-            partial = try recognizer.partialText()
-        } catch {
-            return  // A partial is a courtesy; the final decode reports any failure.
+    /// Decodes the words heard so far on a worker thread, so a partial never holds up the session (an
+    /// `audio-stop` arriving meanwhile is decoded at once, on another recogniser), if a recogniser is free
+    /// and no finished utterance is waiting for one: partials give way to transcripts.
+    private func startPartial(_ transcription: Transcription) {
+        guard let asr = services.asr, transcription.partials.claim() else { return }
+        guard let recognizer = asr.recognizers.borrowIfUncontended() else {
+            transcription.partials.unclaim()
+            return
         }
-        // The grammar forces a half-said command into some whole sentence ("turn off" heard as "cam off"), so
-        // only words two partials in a row agree on are sent.
-        let current = partial.split(separator: " ").map(String.init)
-        let previous = transcription.lastPartial
-        transcription.lastPartial = current
-        let words = Array(zip(previous, current).prefix { $0.0 == $0.1 }.map(\.0))
-        guard words.count > transcription.sentWords.count, Array(words.prefix(transcription.sentWords.count)) == transcription.sentWords else { return }
-        let added = words[transcription.sentWords.count...].joined(separator: " ")
-        try send(WyomingEvent("transcript-chunk", ["text": .string(transcription.sentWords.isEmpty ? added : " " + added)]))
-        transcription.sentWords = words
+        let job = PartialJob(
+            recognizer: recognizer, pool: asr.recognizers, audio: PCMBuffer(format: .speech, samples: transcription.audio),
+            partials: transcription.partials, send: sendEvent)
+        DispatchQueue.global().async { job.run() }
     }
 
     private func audioStop(_ event: WyomingEvent) throws {
@@ -402,6 +385,8 @@ public final class WyomingSession {
 
     private func finishTranscription(_ transcription: Transcription) throws {
         let asr = try service(services.asr, "asr", for: "audio-stop")
+        // No transcript-chunk may follow the transcript.
+        transcription.partials.finish()
         transcription.audio.append(contentsOf: try finishConversion(transcription.converter).samples)
         let borrowed: SpeechRecognizer?
         do { borrowed = try asr.recognizers.borrow(waitingUpTo: limits.decoderWait) } catch {
@@ -595,11 +580,11 @@ public final class WyomingSession {
 /// Remembers the client's disappearance, which the synthesizer only sees as a failed write.
 final class EventAudioSink: AudioSink {
     let format: PCMFormat
-    private let sendEvent: (WyomingEvent) throws(WyomingClientGone) -> Void
+    private let sendEvent: @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void
     private var frames = 0
     private(set) var gone: WyomingClientGone?
 
-    init(format: PCMFormat, send: @escaping (WyomingEvent) throws(WyomingClientGone) -> Void) {
+    init(format: PCMFormat, send: @escaping @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void) {
         self.format = format
         sendEvent = send
     }
@@ -625,4 +610,90 @@ final class EventAudioSink: AudioSink {
     }
 
     func drain() throws {}
+}
+
+/// The partial transcripts of one transcription: at most one decode in flight, the words sent so far, and
+/// whether the final transcript has been decided (after which nothing more is sent).
+///
+/// `@unchecked Sendable`: every field is read and written under `lock`, by the session's thread and the
+/// worker of the partial in flight; a chunk is sent while holding it, so `finish()` orders it before the
+/// transcript.
+final class PartialTranscripts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var inFlight = false
+    private var finished = false
+    /// The previous partial's words.
+    private var previous: [String] = []
+    /// The words already sent as `transcript-chunk`s.
+    private var sent: [String] = []
+    private var seconds = 0.0
+
+    /// How long the last partial took to decode.
+    var lastSeconds: Double { lock.withLock { seconds } }
+
+    /// Takes the one partial slot; false when a partial is in flight or the utterance is over.
+    func claim() -> Bool {
+        lock.withLock {
+            guard !inFlight, !finished else { return false }
+            inFlight = true
+            return true
+        }
+    }
+
+    func unclaim() { lock.withLock { inFlight = false } }
+
+    func finish() { lock.withLock { finished = true } }
+
+    /// A partial's words, decoded in `decodeSeconds`: words two partials in a row agree on that extend what
+    /// was sent go out as one `transcript-chunk`. The grammar forces a half-said command into some whole
+    /// sentence ("turn off" heard as "cam off"), so a single partial is not trusted; the chunks joined are
+    /// always a prefix of a partial, and the final `transcript` is authoritative.
+    func heard(_ text: String?, decodeSeconds: Double, send: @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        inFlight = false
+        seconds = decodeSeconds
+        guard let text, !finished else { return }
+        let current = text.split(separator: " ").map(String.init)
+        let stable = Array(zip(previous, current).prefix { $0.0 == $0.1 }.map(\.0))
+        previous = current
+        guard stable.count > sent.count, Array(stable.prefix(sent.count)) == sent else { return }
+        let added = stable[sent.count...].joined(separator: " ")
+        // A client that is gone is noticed by the session's own reads and writes.
+        try? send(WyomingEvent("transcript-chunk", ["text": .string(sent.isEmpty ? added : " " + added)]))
+        sent = stable
+    }
+}
+
+/// One partial decode on a worker thread.
+///
+/// `@unchecked Sendable`: the recogniser was borrowed from the pool for this job alone, and goes back to the
+/// pool when the job ends; the audio is a copy.
+final class PartialJob: @unchecked Sendable {
+    let recognizer: SpeechRecognizer
+    let pool: ResourcePool<SpeechRecognizer>
+    let audio: PCMBuffer
+    let partials: PartialTranscripts
+    let send: @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void
+
+    init(recognizer: SpeechRecognizer, pool: ResourcePool<SpeechRecognizer>, audio: PCMBuffer, partials: PartialTranscripts,
+         send: @escaping @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void) {
+        self.recognizer = recognizer
+        self.pool = pool
+        self.audio = audio
+        self.partials = partials
+        self.send = send
+    }
+
+    func run() {
+        let started = Date()
+        // A partial is a courtesy: a failure is simply no partial (the final decode reports any error).
+        let text: String? = try? {
+            try recognizer.startUtterance()
+            try recognizer.process(audio)
+            return try recognizer.partialText()
+        }()
+        pool.release(recognizer)
+        partials.heard(text, decodeSeconds: Date().timeIntervalSince(started), send: send)
+    }
 }

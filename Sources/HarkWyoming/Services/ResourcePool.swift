@@ -12,6 +12,8 @@ public final class ResourcePool<Resource>: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [Resource] = []
     private var made = 0
+    /// Borrowers waiting in `borrow`.
+    private var waiting = 0
 
     public init(capacity: Int, make: @escaping @Sendable () throws -> Resource) {
         self.capacity = max(1, capacity)
@@ -24,7 +26,10 @@ public final class ResourcePool<Resource>: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         while idle.isEmpty && made >= capacity {
-            guard condition.wait(until: deadline) else {
+            waiting += 1
+            let woken = condition.wait(until: deadline)
+            waiting -= 1
+            guard woken else {
                 condition.unlock()
                 return nil
             }
@@ -44,6 +49,15 @@ public final class ResourcePool<Resource>: @unchecked Sendable {
             condition.unlock()
             throw error
         }
+    }
+
+    /// An idle resource at once, or nil when none is idle or someone is waiting for one (optional work, such
+    /// as a partial transcript, gives way). Never makes a new one.
+    public func borrowIfUncontended() -> Resource? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard waiting == 0 else { return nil }
+        return idle.popLast()
     }
 
     /// Gives `resource` back for the next borrower.
