@@ -515,3 +515,12 @@ def test_absurd_numbers_do_not_crash_the_server(raw, server):
     raw.send(b'{"type": "ping", "payload_length": 1e300}\n')
     assert Error.from_event(raw.read()).code == "bad-header"
     assert server.alive()
+
+
+def test_select_program_takes_a_program_of_info_and_names_the_others(raw):
+    raw.event("select-program", {"name": "hark-asr"})
+    raw.event("ping", {"text": "after"})
+    assert raw.read().type == "pong"  # a known program is selected silently, as wyoming/info.py describes
+    raw.event("select-program", {"name": "faster-whisper"})
+    error = Error.from_event(raw.read())
+    assert "faster-whisper" in error.text and "hark-asr" in error.text and "hark-dialog" in error.text
