@@ -11,6 +11,11 @@ public struct WyomingLimits: Sendable, Equatable {
     public var payloadBytes = 1024 * 1024
     /// Audio per stream (transcribe), in seconds of input: a spoken command is under 10 s.
     public var transcribeSeconds = 60.0
+    /// Text in one `synthesize`, in characters (about 20 minutes of speech). eSpeak NG is one engine for the
+    /// whole process, so one client's endless text would keep everyone else's speech waiting. Streamed text
+    /// is spoken a sentence at a time; a "sentence" longer than `sentenceCharacters` is spoken in pieces.
+    public var synthesizeCharacters = 20_000
+    public var sentenceCharacters = 1_000
     /// Clients connected at once; one more gets an error and is closed.
     public var connections = 32
     /// Recognisers (PocketSphinx decoders, tens of MiB each: docs/speech.md) shared by all clients.

@@ -95,6 +95,14 @@ struct WyomingSessionTests {
         #expect(s == sentence && r == rest)
     }
 
+    @Test("text without a sentence end is spoken in pieces at the last space within the limit")
+    func pieces() throws {
+        let (piece, rest) = try #require(WyomingSession.piece(of: "one two three four", limit: 10))
+        #expect(piece == "one two" && rest == " three four")
+        #expect(WyomingSession.piece(of: "short", limit: 10) == nil)
+        #expect(WyomingSession.piece(of: String(repeating: "x", count: 12), limit: 10)?.0.count == 10)
+    }
+
     @Test func noSentenceYet() {
         #expect(WyomingSession.firstSentence("It costs 3.50 dollars") == nil)
         #expect(WyomingSession.firstSentence("Hello.") == nil)

@@ -524,3 +524,13 @@ def test_select_program_takes_a_program_of_info_and_names_the_others(raw):
     raw.event("select-program", {"name": "faster-whisper"})
     error = Error.from_event(raw.read())
     assert "faster-whisper" in error.text and "hark-asr" in error.text and "hark-dialog" in error.text
+
+
+def test_text_limits(raw):
+    raw.event("synthesize", {"text": "la " * 10_000})
+    error = Error.from_event(raw.read())
+    assert error.code == "text-too-long" and "20000" in error.text
+    # Streamed text that never ends a sentence is still spoken, in pieces, as it arrives.
+    raw.event("synthesize-start", {})
+    raw.event("synthesize-chunk", {"text": "la " * 400})
+    assert raw.read().type == "audio-start"

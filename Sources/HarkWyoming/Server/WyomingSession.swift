@@ -464,6 +464,11 @@ public final class WyomingSession {
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw WyomingRequestError(text: "synthesize.data.text: empty (nothing to say)", code: "bad-request")
         }
+        guard text.count <= limits.synthesizeCharacters else {
+            throw WyomingRequestError(
+                text: "synthesize.data.text: \(text.count) characters is over this server's limit of \(limits.synthesizeCharacters) (stream long text with synthesize-start and synthesize-chunk)",
+                code: "text-too-long")
+        }
         try speak(text, with: synthesizer)
     }
 
@@ -491,7 +496,8 @@ public final class WyomingSession {
         }
         let text = try string(event, "text", required: true) ?? ""
         synthesis?.pending += text
-        while let current = synthesis, let (sentence, rest) = Self.firstSentence(current.pending) {
+        while let current = synthesis,
+              let (sentence, rest) = Self.firstSentence(current.pending) ?? Self.piece(of: current.pending, limit: limits.sentenceCharacters) {
             synthesis?.pending = rest
             if sentence.contains(where: { !$0.isWhitespace }) { try speak(sentence, with: current.synthesizer) }
         }
@@ -518,6 +524,15 @@ public final class WyomingSession {
             previous = character
         }
         return nil
+    }
+
+    /// For text that runs on past `limit` characters without ending a sentence: the words before the last
+    /// space within the limit (or the first `limit` characters, if there is no space), and the rest.
+    static func piece(of text: String, limit: Int) -> (String, String)? {
+        guard text.count > limit else { return nil }
+        let end = text.index(text.startIndex, offsetBy: limit)
+        let cut = text[..<end].lastIndex(where: \.isWhitespace) ?? end
+        return (String(text[..<cut]), String(text[cut...]))
     }
 
     // MARK: - Intents and dialog
