@@ -145,7 +145,8 @@ public final class WyomingServer: Sendable {
             }
             let thread = Thread { [self] in serve(fd) }
             thread.name = "wyoming client"
-            // PocketSphinx's search recurses deeper than a secondary thread's default 512 KiB allows for.
+            // PocketSphinx and eSpeak NG run on this thread, and nothing Hark controls bounds their stack use:
+            // the main thread's 8 MiB rather than a secondary thread's smaller default (virtual, so cheap).
             thread.stackSize = 8 << 20
             thread.start()
         }
