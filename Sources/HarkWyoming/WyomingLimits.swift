@@ -18,7 +18,8 @@ public struct WyomingLimits: Sendable, Equatable {
     public var sentenceCharacters = 1_000
     /// Clients connected at once; one more gets an error and is closed.
     public var connections = 32
-    /// Recognisers (PocketSphinx decoders, tens of MiB each: docs/speech.md) shared by all clients.
+    /// Recognisers shared by all clients, all built at start-up: about 45 MiB each for home.json, 220 MiB for
+    /// the barista grammar (docs/wyoming.md).
     public var recognizers = 2
     /// Wake-phrase spotters: each listening stream holds one for as long as it streams.
     public var wakeSpotters = 4
