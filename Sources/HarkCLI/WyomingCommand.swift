@@ -79,10 +79,35 @@ enum WyomingCommand: Command {
         guard !wanted.isEmpty else { throw UsageError(message: "--services: name at least one of \(allServices.joined(separator: ", "))") }
 
         let setup = try ApplianceSetup.load(configPath: configPath, workspace: workspaceOverride, data: dataOverride, simulate: simulate)
+        let printer = EventPrinter(json: events, interactive: false)
+        let turns = setup.turns(seed: seed) { event, id in printer.print(event, id: id) }
+        let services = try services(wanted, of: setup, turns: turns, limits: limits)
+        let server = try start(services, at: address, limits: limits, flag: "--uri")
+        if printPort { Output.line(String(server.address.port)) }
+        printError("hark: Wyoming services \(services.offered.joined(separator: ", ")) of \(setup.workspace.name) at \(server.address)"
+            + (devicesNote(setup)) + "; in Home Assistant add the Wyoming Protocol integration with host \(server.address.host) and port \(server.address.port).")
+
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        stop.wait()
+        for source in sources { source.cancel() }
+        server.stop()
+        return 0
+    }
+
+    /// The `wanted` services of the appliance `setup` describes, handled turns run by `turns` (the loop's own
+    /// inside `hark run`). Builds and warms every recogniser and a wake spotter now, so a workspace or model
+    /// they cannot use fails at start-up (65), not at the first request.
+    static func services(_ wanted: [String], of setup: ApplianceParts, turns: TurnRunner, limits: WyomingLimits) throws -> WyomingServices {
         let configuration = setup.configuration
         let workspace = setup.workspace
         let model = setup.speechModel
-
         var asr: WyomingServices.ASR?
         if wanted.contains("asr") {
             // A recogniser's first utterance decodes worse than later ones (state carries over between
@@ -96,8 +121,7 @@ enum WyomingCommand: Command {
                 if let warmUp { _ = try? recognizer.recognize(warmUp) }
                 return recognizer
             }
-            // Every recogniser now: a workspace or model it cannot use fails here (65), not at the first request,
-            // and no client waits for one to be built and warmed (1–3 s for a large grammar).
+            // All of them now: no client waits for one to be built and warmed (1–3 s for a large grammar).
             var made: [SpeechRecognizer] = []
             while made.count < limits.recognizers, let recognizer = try recognizers.borrow(waitingUpTo: 0) { made.append(recognizer) }
             for recognizer in made { recognizers.release(recognizer) }
@@ -121,35 +145,33 @@ enum WyomingCommand: Command {
         }
         let intent = wanted.contains("intent")
             ? WyomingServices.Intent(model: workspace.name, matcher: setup.assistant.matcher, threshold: configuration.intentThreshold) : nil
-        var handle: WyomingServices.Handle?
-        if wanted.contains("handle") {
-            let printer = EventPrinter(json: events, interactive: false)
-            handle = WyomingServices.Handle(model: workspace.name, turns: setup.turns(seed: seed) { event, id in printer.print(event, id: id) })
-        }
-        let services = WyomingServices(asr: asr, tts: tts, wake: wake, intent: intent, handle: handle, version: version)
+        let handle = wanted.contains("handle") ? WyomingServices.Handle(model: workspace.name, turns: turns) : nil
+        return WyomingServices(asr: asr, tts: tts, wake: wake, intent: intent, handle: handle, version: version)
+    }
 
-        let server: WyomingServer
+    /// The server for `services` at `address`; a port it cannot take is exit 69, named by `flag`.
+    static func start(_ services: WyomingServices, at address: WyomingAddress, limits: WyomingLimits, flag: String) throws -> WyomingServer {
         do {
-            server = try WyomingServer(address: address, services: services, limits: limits) { printError($0) }
+            return try WyomingServer(address: address, services: services, limits: limits) { printError($0) }
         } catch {
-            throw CommandFailure(message: "--uri \(error.message)", exitCode: 69)
+            throw CommandFailure(message: "\(flag) \(error.message)", exitCode: 69)
         }
-        if printPort { Output.line(String(server.address.port)) }
-        printError("hark: Wyoming services \(services.offered.joined(separator: ", ")) of \(workspace.name) at \(server.address)"
-            + (devicesNote(setup)) + "; in Home Assistant add the Wyoming Protocol integration with host \(server.address.host) and port \(server.address.port).")
+    }
 
-        let stop = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
+    /// Inside `hark run`, when the configuration's `wyoming` names an address: every service, the dialog on the
+    /// loop's own turn runner (so HA's turns and the microphone's share one log and one set of devices). A bad
+    /// address is a data error (65).
+    static func startInside(_ setup: ApplianceParts, turns: TurnRunner) throws -> WyomingServer? {
+        guard let uri = setup.configuration.wyoming else { return nil }
+        let address: WyomingAddress
+        do { address = try WyomingAddress(uri: uri) } catch {
+            throw CommandFailure(message: "\(setup.configuration.source?.path ?? "configuration"): wyoming: \(error.message)", exitCode: 65)
         }
-        stop.wait()
-        for source in sources { source.cancel() }
-        server.stop()
-        return 0
+        let limits = WyomingLimits()
+        let services = try services(allServices, of: setup, turns: turns, limits: limits)
+        let server = try start(services, at: address, limits: limits, flag: "wyoming:")
+        printError("hark: Wyoming services for Home Assistant at \(server.address) (docs/wyoming.md)")
+        return server
     }
 
     /// "; simulated LED and camera" when the dialog's actions run on simulated devices.

@@ -534,3 +534,43 @@ def test_text_limits(raw):
     raw.event("synthesize-start", {})
     raw.event("synthesize-chunk", {"text": "la " * 400})
     assert raw.read().type == "audio-start"
+
+
+# --- inside hark run -------------------------------------------------------------------------------------
+
+def test_hark_run_serves_wyoming_when_configured(tmp_path):
+    import re
+    import subprocess
+    from conftest import HARK, REPO
+    config = tmp_path / "hark.json"
+    config.write_text(json.dumps({"wyoming": "tcp://127.0.0.1:0", "server": {"enabled": False}, "simulate": True,
+                                  "workspace": str(REPO / "Intents/home.json")}))
+    run_ = subprocess.Popen([str(HARK), "run", "--config", str(config), "--data", str(tmp_path / "data"), "--events"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = None
+        deadline = time.time() + 120
+        while port is None and time.time() < deadline:
+            line = run_.stderr.readline()
+            assert line, "hark run ended before serving Wyoming"
+            found = re.search(r"Wyoming services for Home Assistant at tcp://127\.0\.0\.1:(\d+)", line)
+            port = found and int(found.group(1))
+        event = run(ask(port, Transcript(text="turn on the light").event(), "handled", "not-handled", "error"))
+        assert event.type == "handled" and Handled.from_event(event).context["hark"]["light"] == "on"
+    finally:
+        run_.stdin.close()  # typed input ends: the run ends with it
+        out = run_.stdout.read()
+        assert run_.wait(timeout=60) == 0
+    # The loop's own event log has HA's turn: one appliance, one set of devices.
+    kinds = [json.loads(line)["kind"] for line in out.splitlines() if line.startswith("{")]
+    assert "action" in kinds and "reply" in kinds, out
+
+
+def test_hark_run_names_a_bad_wyoming_address(tmp_path):
+    import subprocess
+    from conftest import HARK
+    config = tmp_path / "hark.json"
+    config.write_text(json.dumps({"wyoming": "udp://x", "server": {"enabled": False}, "simulate": True}))
+    r = subprocess.run([str(HARK), "run", "--config", str(config), "--data", str(tmp_path / "data")],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 65 and "wyoming: \"udp://x\": expected tcp://HOST:PORT" in r.stderr, r.stderr
