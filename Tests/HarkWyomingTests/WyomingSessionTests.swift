@@ -137,3 +137,16 @@ struct WyomingSessionTests {
         #expect(abs(peak - 15_625) < 800, "peak \(peak)")
     }
 }
+
+@Suite("Conversation contexts")
+struct ConversationContextsTests {
+    @Test("the least recently used conversation is forgotten beyond the capacity")
+    func eviction() {
+        let contexts = ConversationContexts(capacity: 2)
+        contexts.store(["n": 1], for: "a")
+        contexts.store(["n": 2], for: "b")
+        #expect(contexts.context(for: "a") == ["n": 1])  // a is now the most recent
+        contexts.store(["n": 3], for: "c")
+        #expect(contexts.context(for: "b") == nil && contexts.context(for: "a") == ["n": 1] && contexts.count == 2)
+    }
+}

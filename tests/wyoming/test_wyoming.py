@@ -574,3 +574,19 @@ def test_hark_run_names_a_bad_wyoming_address(tmp_path):
     r = subprocess.run([str(HARK), "run", "--config", str(config), "--data", str(tmp_path / "data")],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert r.returncode == 65 and "wyoming: \"udp://x\": expected tcp://HOST:PORT" in r.stderr, r.stderr
+
+
+def test_handle_continues_a_conversation_by_its_id_as_home_assistant_sends_it(server):
+    # HA's Wyoming conversation agent opens a connection per turn and sends only context.conversation_id.
+    def turn(text, conversation):
+        event = run(ask(server.port, Transcript(text=text, context={"conversation_id": conversation}).event(), "handled", "not-handled", "error"))
+        assert event.type == "handled", event
+        return Handled.from_event(event).context
+
+    first = turn("turn on the light", "ha-1")
+    second = turn("turn off the light", "ha-1")
+    other = turn("turn on the light", "ha-2")
+    counter = lambda c: c["hark"]["system"]["dialog_turn_counter"]
+    assert second["conversation_id"] == "ha-1"
+    assert counter(second) == counter(first) + 1
+    assert counter(other) == counter(first)  # another conversation starts afresh

@@ -546,13 +546,16 @@ public final class WyomingSession {
     }
 
     /// A transcript for the handle service: one dialog turn, its actions run on the devices. The dialog's
-    /// context goes back in `context.hark`; a client that sends it back continues that conversation (one
-    /// that does not continues this connection's).
+    /// context goes back in `context.hark`; a client that sends it back continues that conversation, one that
+    /// sends only a `context.conversation_id` (Home Assistant) continues the conversation of that id, and one
+    /// that sends neither continues this connection's.
     private func handleTranscript(_ event: WyomingEvent) throws {
         let handle = try service(services.handle, "handle", for: "transcript")
         let text = try string(event, "text", required: true) ?? ""
         let incoming = try context(event)?.objectValue
         var dialog = dialogContext
+        let conversation = incoming?["conversation_id"]?.stringValue
+        if let conversation { dialog = handle.conversations.context(for: conversation) ?? JSONObject() }
         if let value = incoming?["hark"], !value.isNull {
             guard let object = value.objectValue else {
                 throw WyomingRequestError(text: "transcript.data.context.hark: expected the dialog context object from a previous handled event, got \(WyomingFrameReader.describe(value))", code: "bad-request")
@@ -570,6 +573,7 @@ public final class WyomingSession {
         if dialog.isEmpty { dialog = handle.turns.start().context }
         let result = handle.turns.run(text: text, context: dialog, source: .web)
         dialogContext = result.context
+        if let conversation { handle.conversations.store(result.context, for: conversation) }
         context["hark"] = .object(result.context)
         if result.reply.isEmpty {
             try send(WyomingEvent("not-handled", ["text": .string("the dialog has no answer to \"\(text)\""), "context": .object(context)]))

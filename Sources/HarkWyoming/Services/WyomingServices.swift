@@ -61,9 +61,11 @@ public final class WyomingServices: Sendable {
     public struct Handle: Sendable {
         public var model: String
         public var turns: TurnRunner
-        public init(model: String, turns: TurnRunner) {
+        public var conversations: ConversationContexts
+        public init(model: String, turns: TurnRunner, conversations: ConversationContexts = ConversationContexts()) {
             self.model = model
             self.turns = turns
+            self.conversations = conversations
         }
     }
 
