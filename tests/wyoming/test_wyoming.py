@@ -590,3 +590,9 @@ def test_handle_continues_a_conversation_by_its_id_as_home_assistant_sends_it(se
     assert second["conversation_id"] == "ha-1"
     assert counter(second) == counter(first) + 1
     assert counter(other) == counter(first)  # another conversation starts afresh
+
+
+def test_an_intent_only_server_answers_home_assistants_transcript_with_the_intent(small_server):
+    # HA's conversation agent sends `transcript` to an intent service too, and handles the intent itself.
+    event = run(ask(small_server.port, Transcript(text="take a picture", context={"conversation_id": "x"}).event(), "intent", "not-recognized", "error"))
+    assert Intent.from_event(event).name == "TakePicture" and Intent.from_event(event).context == {"conversation_id": "x"}

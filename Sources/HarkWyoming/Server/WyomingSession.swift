@@ -131,7 +131,8 @@ public final class WyomingSession {
         case "synthesize-chunk": try synthesizeChunk(event)
         case "synthesize-stop": try synthesizeStop()
         case "recognize": try recognize(event)
-        case "transcript": try handleTranscript(event)
+        // HA's conversation agent sends a transcript whether the server offers handle or only intent.
+        case "transcript": try services.handle == nil && services.intent != nil ? recognize(event) : handleTranscript(event)
         default:
             throw WyomingRequestError(
                 text: "unknown event type \"\(event.type)\"; this server answers \(Self.handledTypes.joined(separator: ", "))",
