@@ -45,13 +45,15 @@ async def read_until(c, *types):
             return events
 
 
-async def send_audio(c, audio, rate, width=2, channels=1, chunk_frames=1024, paced=False):
-    """The stream as fast as the socket takes it, or `paced` like a microphone (HA's satellites)."""
-    await c.write_event(AudioStart(rate=rate, width=width, channels=channels, timestamp=0).event())
+async def send_audio(c, audio, rate, width=2, channels=1, chunk_frames=1024, paced=False, clock=None):
+    """The stream as fast as the socket takes it, or `paced` like a microphone (HA's satellites). With `clock`
+    (ms), chunks carry timestamps from it and audio-start none, as HA's wake word stage sends them."""
+    await c.write_event(AudioStart(rate=rate, width=width, channels=channels, timestamp=None if clock is not None else 0).event())
     step = chunk_frames * width * channels
     started = time.monotonic()
     for offset in range(0, len(audio), step):
-        await c.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=audio[offset:offset + step]).event())
+        stamp = None if clock is None else clock + offset // (width * channels) * 1000 // rate
+        await c.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=audio[offset:offset + step], timestamp=stamp).event())
         if paced:
             await asyncio.sleep(max(0, started + (offset + step) / (rate * width * channels) - time.monotonic()))
     await c.write_event(AudioStop().event())
@@ -198,10 +200,10 @@ def test_streaming_synthesis_speaks_each_sentence(server):
 
 # --- wake ------------------------------------------------------------------------------------------------
 
-async def detect(port, audio, rate, names=None):
+async def detect(port, audio, rate, names=None, clock=None):
     async with client(port) as c:
         await c.write_event(Detect(names=names).event())
-        await send_audio(c, audio, rate)
+        await send_audio(c, audio, rate, clock=clock)
         return await read_until(c, "detection", "not-detected", "error")
 
 
@@ -213,6 +215,10 @@ def test_wake_phrase_is_detected(server):
     assert events[-1].type == "detection" and detection.name == "hey_hark"
     # The phrase is said after the chit-chat: the timestamp (ms) falls inside the wake clip.
     assert len(chat) / rate * 1000 < detection.timestamp < (len(chat) + len(wake)) / rate * 1000
+    # As HA streams: no timestamp at audio-start, chunks timed on the pipeline's clock; the detection is on it too.
+    events = run(detect(server.port, pcm16(chat + wake), rate, names=["hey_hark"], clock=50_000))
+    assert events[-1].type == "detection"
+    assert 50_000 + len(chat) / rate * 1000 < Detection.from_event(events[-1]).timestamp < 50_000 + (len(chat) + len(wake)) / rate * 1000
 
 
 def test_no_wake_phrase_is_not_detected(server):

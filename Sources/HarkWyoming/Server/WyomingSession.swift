@@ -51,10 +51,12 @@ public final class WyomingSession {
         let converter: AudioStreamConverter
         let spotter: WakePhraseSpotter
         let context: JSONValue?
-        /// The stream's `timestamp` at audio-start, in milliseconds: detections are timed from it.
-        let startTimestamp: Int
+        /// The stream's time at its first sample, in milliseconds: audio-start's `timestamp`, else the first
+        /// chunk's (HA sends none at audio-start and times its chunks from its pipeline's start, and reads the
+        /// detection's `timestamp` on that clock), else 0. Detections are timed from it.
+        var startTimestamp: Int?
         var detected = false
-        init(converter: AudioStreamConverter, spotter: WakePhraseSpotter, context: JSONValue?, startTimestamp: Int) {
+        init(converter: AudioStreamConverter, spotter: WakePhraseSpotter, context: JSONValue?, startTimestamp: Int?) {
             self.converter = converter
             self.spotter = spotter
             self.context = context
@@ -264,9 +266,7 @@ public final class WyomingSession {
                 wake.spotters.release(spotter)
                 throw WyomingRequestError(text: "wake: \(error)", code: "wake-failed")
             }
-            // Any number is accepted, but only a plausible one (under 30,000 years of milliseconds) is used.
-            let timestamp = event.data["timestamp"]?.doubleValue.flatMap { abs($0) < 1e15 ? Int($0) : nil } ?? 0
-            listening = WakeListening(converter: converter, spotter: spotter, context: context, startTimestamp: timestamp)
+            listening = WakeListening(converter: converter, spotter: spotter, context: context, startTimestamp: Self.timestamp(event))
         }
     }
 
@@ -308,8 +308,15 @@ public final class WyomingSession {
                 startPartial(transcription)
             }
         } else if let listening {
+            if listening.startTimestamp == nil { listening.startTimestamp = Self.timestamp(event) ?? 0 }
             try listen(listening, to: try convert(event.payload, listening.converter))
         }
+    }
+
+    /// An event's `timestamp` in milliseconds. Any number is accepted, but only a plausible one (under 30,000
+    /// years) is used.
+    static func timestamp(_ event: WyomingEvent) -> Int? {
+        event.data["timestamp"]?.doubleValue.flatMap { abs($0) < 1e15 ? Int($0) : nil }
     }
 
     private func convert(_ payload: [UInt8], _ converter: AudioStreamConverter) throws -> PCMBuffer {
@@ -327,7 +334,7 @@ public final class WyomingSession {
         guard let found, let wake = services.wake else { return }
         listening.detected = true
         var data: JSONObject = [
-            "name": .string(wake.model), "timestamp": .number(Double(listening.startTimestamp + Int((found.time * 1000).rounded()))), "speaker": .null,
+            "name": .string(wake.model), "timestamp": .number(Double((listening.startTimestamp ?? 0) + Int((found.time * 1000).rounded()))), "speaker": .null,
         ]
         if let context = listening.context { data["context"] = context }
         try send(WyomingEvent("detection", data))
