@@ -602,3 +602,18 @@ def test_an_intent_only_server_answers_home_assistants_transcript_with_the_inten
     # HA's conversation agent sends `transcript` to an intent service too, and handles the intent itself.
     event = run(ask(small_server.port, Transcript(text="take a picture", context={"conversation_id": "x"}).event(), "intent", "not-recognized", "error"))
     assert Intent.from_event(event).name == "TakePicture" and Intent.from_event(event).context == {"conversation_id": "x"}
+
+
+def test_docs_show_the_exact_info(server):
+    # docs/wyoming.md shows the info HA sees, with the voices cut to en-us: it must stay the real one.
+    from conftest import REPO
+    doc = (REPO / "docs/wyoming.md").read_text()
+    shown = json.loads(doc.split("## The `info` HA sees", 1)[1].split("```json", 1)[1].split("```", 1)[0])
+
+    async def go():
+        async with client(server.port) as c:
+            await c.write_event(Describe().event())
+            return await c.read_event()
+    actual = run(go()).data
+    actual["tts"][0]["voices"] = [v for v in actual["tts"][0]["voices"] if v["name"] == "en-us"]
+    assert shown == actual

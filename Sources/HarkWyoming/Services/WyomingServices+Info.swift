@@ -1,3 +1,4 @@
+import Foundation
 import HarkCore
 
 extension WyomingServices {
@@ -62,7 +63,8 @@ extension WyomingServices {
     }
 
     private func wakeProgram(_ wake: Wake) -> JSONValue {
-        var model = artifact(wake.model, description: "PocketSphinx keyphrase search confirmed by a second pass (docs/wake-phrase.md)", version: version)
+        // HA shows a wake word's description as its name (homeassistant/components/wyoming/wake_word.py).
+        var model = artifact(wake.model, description: wake.phrase.capitalized, version: version)
         model["languages"] = Self.languages
         model["phrase"] = .string(wake.phrase)
         var program = artifact("hark-wake", description: "Hark wake phrase", version: version)
