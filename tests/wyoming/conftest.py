@@ -40,15 +40,18 @@ class Server:
         return self.process.poll() is None
 
     def stop(self):
-        if self.process.poll() is None:
+        """SIGTERM, as systemd stops it; the exit code (None if it had to be killed)."""
+        code = self.process.poll()
+        if code is None:
             self.process.terminate()
             try:
-                self.process.wait(timeout=20)
+                code = self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
         shutil.rmtree(self.data, ignore_errors=True)
+        return code
 
 
 @pytest.fixture(scope="session")
@@ -57,8 +60,8 @@ def server():
     s = Server([], "hark wyoming")
     yield s
     code = s.process.poll()
-    s.stop()
     assert code is None, f"hark wyoming exited during the tests with {code}"
+    assert s.stop() == 0, "hark wyoming did not stop cleanly on SIGTERM"
 
 
 @pytest.fixture(scope="session")
