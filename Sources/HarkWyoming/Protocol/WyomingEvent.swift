@@ -8,8 +8,11 @@ import HarkCore
 /// bytes of JSON data, then `payload_length` bytes of payload. A reader must also accept `data` inline in
 /// the header; data that follows the header is merged over it.
 public struct WyomingEvent: Sendable, Equatable {
+    /// The event type, e.g. `describe`, `audio-chunk`, `transcript`.
     public var type: String
+    /// The event's fields (`text`, `rate`, `context`, …).
     public var data: JSONObject
+    /// Binary payload: PCM audio for `audio-chunk`, empty otherwise.
     public var payload: [UInt8]
 
     /// The version of the `wyoming` package whose protocol this implements; sent in every header.

@@ -34,6 +34,7 @@ public struct WyomingAddress: Sendable, Equatable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)" }
 }
 
+/// A `--uri` that is not `tcp://HOST:PORT`, with what is wrong with it.
 public struct WyomingAddressError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }

@@ -14,6 +14,7 @@ public final class ConversationContexts: Sendable {
         self.capacity = max(1, capacity)
     }
 
+    /// The dialog context after the conversation's last turn, if it is remembered.
     public func context(for conversation: String) -> JSONObject? {
         state.withLock { s in
             guard let context = s.contexts[conversation] else { return nil }
@@ -23,6 +24,7 @@ public final class ConversationContexts: Sendable {
         }
     }
 
+    /// Remembers the dialog context after a turn of the conversation.
     public func store(_ context: JSONObject, for conversation: String) {
         state.withLock { s in
             s.contexts[conversation] = context
@@ -32,5 +34,6 @@ public final class ConversationContexts: Sendable {
         }
     }
 
+    /// Conversations remembered.
     public var count: Int { state.withLock { $0.contexts.count } }
 }
