@@ -68,7 +68,7 @@ def server():
 def small_server():
     """Text intents only, at most two clients and small frames: the limits are hit quickly."""
     s = Server(["--services", "intent", "--max-clients", "2", "--max-header-bytes", "1024",
-                "--max-data-bytes", "4096", "--max-payload-bytes", "8192"], "small hark wyoming")
+                "--max-data-bytes", "4096", "--max-payload-bytes", "8192", "--idle-timeout", "3"], "small hark wyoming")
     yield s
     s.stop()
 

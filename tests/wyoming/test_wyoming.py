@@ -617,3 +617,17 @@ def test_docs_show_the_exact_info(server):
     actual = run(go()).data
     actual["tts"][0]["voices"] = [v for v in actual["tts"][0]["voices"] if v["name"] == "en-us"]
     assert shown == actual
+
+
+def test_a_silent_client_is_closed_after_the_idle_timeout(small_server):
+    r = Raw(small_server.port)
+    try:
+        r.event("ping")
+        assert r.read().type == "pong"
+        started = time.time()
+        error = Error.from_event(r.read())  # nothing sent: after 3 s the server gives up
+        assert error.code == "idle-timeout" and "3 s" in error.text
+        assert 2.5 < time.time() - started < 15
+        assert r.closed_by_server()
+    finally:
+        r.close()
