@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build intents check-intents test browser-test wyoming-test hwtest run release bench bench-speech bench-server bench-setup clean
+.PHONY: setup build intents check-intents test browser-test hwtest run release bench bench-speech bench-server bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -42,6 +42,7 @@ browser-test: build
 
 ## wyoming-test: `hark wyoming` driven by the real Wyoming client (PyPI `wyoming`, in a venv under .build/): every
 ##               service, the streaming forms, bad input, 20 clients at once; docs/wyoming.md
+.PHONY: wyoming-test
 wyoming-test: build
 	bash scripts/wyoming-test.sh
 
