@@ -32,12 +32,19 @@ intents:
 test: build check-intents
 	$(SWIFT) test $(STRICT)
 	$(MAKE) browser-test
+	$(MAKE) wyoming-test
 	$(MAKE) hwtest
 
 ## browser-test: the web page in Debian's chromium driven by Playwright, against `hark serve` (installs chromium
 ##               and a Playwright venv under .build/ the first time; screenshots in .build/browser-artifacts/)
 browser-test: build
 	bash scripts/browser-test.sh
+
+## wyoming-test: `hark wyoming` driven by the real Wyoming client (PyPI `wyoming`, in a venv under .build/): every
+##               service, the streaming forms, bad input, 20 clients at once; docs/wyoming.md
+.PHONY: wyoming-test
+wyoming-test: build
+	bash scripts/wyoming-test.sh
 
 ## hwtest: the hardware lane: Hark's GPIO, ALSA and V4L2 backends against gpio-sim, snd-aloop and vivid in
 ##         Debian's kernel under qemu (TCG); ONLY=gpio.,alsa.speech runs some checks; docs/hardware-testing.md

@@ -61,7 +61,10 @@ let package = Package(
             "HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "CSodium", "HarkRooms",
         ]),
 
-        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer", "HarkRooms"]),
+        // Home Assistant's Wyoming protocol over plain TCP sockets: speech, wake phrase, intents and dialog as services.
+        .target(name: "HarkWyoming", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkAppliance"]),
+
+        .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer", "HarkRooms", "HarkWyoming"]),
         .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"], exclude: ["Data"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
@@ -72,6 +75,7 @@ let package = Package(
         .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore"]),
         .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore", "HarkRooms"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
+        .testTarget(name: "HarkWyomingTests", dependencies: ["HarkWyoming", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance", "HarkServer"]),
     ],

@@ -108,6 +108,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var certificate: String?
     public var certificateKey: String?
 
+    /// Home Assistant's Wyoming services beside the loop, at this `tcp://HOST:PORT` (docs/wyoming.md); nil = off.
+    public var wyoming: String?
+
     /// The file this came from, for messages and relative paths; nil for the defaults.
     public var source: URL?
 
@@ -230,6 +233,7 @@ extension ApplianceConfiguration {
                     "key": { v, p throws(ConfigurationError) in c.certificateKey = try reader.optionalString(v, p) },
                 ])
             },
+            "wyoming": { v, p throws(ConfigurationError) in c.wyoming = try reader.optionalString(v, p) },
             "camera": { v, p throws(ConfigurationError) in
                 try reader.read(try reader.object(v, p), path: p, known: [
                     "device": { v, p throws(ConfigurationError) in c.cameraDevice = try reader.string(v, p) },

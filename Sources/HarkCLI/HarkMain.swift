@@ -18,6 +18,7 @@ struct HarkMain {
         RecognizeCommand.self,
         ListenCommand.self,
         SayCommand.self,
+        WyomingCommand.self,
     ]
 
     static let overview = """

@@ -156,6 +156,8 @@ enum RunCommand: Command {
         let server = configuration.serverEnabled && !noServer
             ? try startServer(setup, appliance: appliance, synthesizer: synthesizer, spoken: speaker != nil, port: port) : nil
         defer { server?.server.stop() }
+        let wyoming = try WyomingCommand.startInside(setup, turns: appliance.turns)
+        defer { wyoming?.stop() }
         if console { ConsoleReader.start(posting: appliance.triggers) }
         let status = appliance.run(audio: audio, mode: mode, exitWhenInputEnds: input != nil || (audio == nil && console && !interactive))
         do { try speaker?.drain() } catch { printError("hark run: finishing the audio output: \(error)") }

@@ -1,0 +1,38 @@
+import HarkAudio
+import HarkCore
+
+/// Synthesised audio as `audio-chunk` events, timestamped in milliseconds from the start of the audio.
+/// Remembers the client's disappearance, which the synthesizer only sees as a failed write.
+final class EventAudioSink: AudioSink {
+    let format: PCMFormat
+    private let sendEvent: @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void
+    private var frames = 0
+    private(set) var gone: WyomingClientGone?
+
+    init(format: PCMFormat, send: @escaping @Sendable (WyomingEvent) throws(WyomingClientGone) -> Void) {
+        self.format = format
+        sendEvent = send
+    }
+
+    var milliseconds: Int { frames * 1000 / format.sampleRate }
+
+    func write(_ buffer: PCMBuffer) throws {
+        var payload = [UInt8](repeating: 0, count: buffer.samples.count * 2)
+        for (i, sample) in buffer.samples.enumerated() {
+            let bits = UInt16(bitPattern: sample)
+            payload[2 * i] = UInt8(bits & 0xFF)
+            payload[2 * i + 1] = UInt8(bits >> 8)
+        }
+        let data: JSONObject = [
+            "rate": .number(Double(format.sampleRate)), "width": 2, "channels": .number(Double(format.channels)),
+            "timestamp": .number(Double(milliseconds)),
+        ]
+        frames += buffer.frameCount
+        do { try sendEvent(WyomingEvent("audio-chunk", data, payload: payload)) } catch {
+            gone = error
+            throw error
+        }
+    }
+
+    func drain() throws {}
+}
