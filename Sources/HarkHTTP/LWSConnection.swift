@@ -29,6 +29,8 @@ final class LWSConnection {
     var outgoing: WebSocketConnection.Message?
     var outgoingOffset = 0
     var closedReported = false
+    /// The current request has gone to the router: it must go once only (see `LWSServer.dispatch`).
+    var dispatched = false
 
     init(wsi: OpaquePointer) {
         self.wsi = wsi
@@ -45,5 +47,6 @@ final class LWSConnection {
         closeAfterResponse = false
         headWritten = false
         bodyOffset = 0
+        dispatched = false
     }
 }

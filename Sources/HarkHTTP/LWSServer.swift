@@ -381,8 +381,12 @@ final class LWSServer: @unchecked Sendable {
     }
 
     /// Runs the router on the handler queue; the response comes back through `wakeup`.
+    /// A request goes to the router once: lws still reports `HTTP_BODY_COMPLETION` for a request with
+    /// `Content-Length: 0`, which was dispatched at its head, and a second run (a room left twice, a token
+    /// revoked twice) would race the first for the answer.
     private func dispatch(_ connection: LWSConnection) {
-        guard let request = connection.request else { return }
+        guard let request = connection.request, !connection.dispatched else { return }
+        connection.dispatched = true
         let serial = connection.serial
         lws_set_timeout(connection.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.handlerTimeoutSeconds))
         // A serial queue of its own per request: libdispatch serves those from its overcommit pool, which grows

@@ -1,5 +1,6 @@
 import Foundation
 import HarkHTTPTestSupport
+import Synchronization
 import Testing
 @testable import HarkHTTP
 
@@ -24,6 +25,27 @@ struct HTTPServerTests {
         defer { loopback.stop() }
         // 127.0.0.1 in /proc's little-endian hex, and nothing else (in particular not [::]).
         #expect(Self.listeners(port: loopback.port) == ["0100007F:" + String(format: "%04X", loopback.port)])
+    }
+
+    /// lws reports a body completion even for `Content-Length: 0`, after the request was dispatched at its head;
+    /// the handler must still run once per request (a slow one used to run twice).
+    @Test func aBodylessPostRunsItsHandlerOnce() throws {
+        let calls = Mutex(0)
+        var router = Router()
+        router.route("POST", "/count") { _, _ in
+            calls.withLock { $0 += 1 }
+            Thread.sleep(forTimeInterval: 0.2)
+            return .json(200, ["ok": true])
+        }
+        try withServer(router) { server in
+            let client = try HTTPTestClient(port: server.port)
+            for n in 1...3 {
+                let response = try client.request("POST", "/count", headers: ["Content-Length": "0"])
+                #expect(response.status == 200)
+                Thread.sleep(forTimeInterval: 0.3)  // room for a second run to show itself
+                #expect(calls.withLock { $0 } == n)
+            }
+        }
     }
 
     @Test func portZeroPicksAFreePortAndATakenPortIsAnError() throws {
