@@ -102,7 +102,7 @@ enum WyomingCommand: Command {
     }
 
     /// The `wanted` services of the appliance `setup` describes, handled turns run by `turns` (the loop's own
-    /// inside `hark run`). Builds and warms every recogniser and a wake spotter now, so a workspace or model
+    /// inside `hark run`). Builds every recogniser and a wake spotter now, so a workspace or model
     /// they cannot use fails at start-up (65), not at the first request.
     static func services(_ wanted: [String], of setup: ApplianceParts, turns: TurnRunner, limits: WyomingLimits) throws -> WyomingServices {
         let configuration = setup.configuration
@@ -110,18 +110,10 @@ enum WyomingCommand: Command {
         let model = setup.speechModel
         var asr: WyomingServices.ASR?
         if wanted.contains("asr") {
-            // A recogniser's first utterance decodes worse than later ones (state carries over between
-            // utterances: docs/wyoming.md, "First decode"), so each one hears one of the workspace's own
-            // sentences, spoken by eSpeak NG, before it serves a client.
-            let warmUp = workspace.intents.lazy.flatMap(\.examples).first.flatMap { example in
-                try? SpeechSynthesizer().synthesize(example.text).converted(to: .speech)
-            }
             let recognizers = ResourcePool<SpeechRecognizer>(capacity: limits.recognizers) {
-                let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
-                if let warmUp { _ = try? recognizer.recognize(warmUp) }
-                return recognizer
+                try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
             }
-            // All of them now: no client waits for one to be built and warmed (1–3 s for a large grammar).
+            // All of them now: no client waits for one to be built (1–3 s for a large grammar).
             var made: [SpeechRecognizer] = []
             while made.count < limits.recognizers, let recognizer = try recognizers.borrow(waitingUpTo: 0) { made.append(recognizer) }
             for recognizer in made { recognizers.release(recognizer) }

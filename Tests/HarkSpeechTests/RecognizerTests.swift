@@ -76,6 +76,24 @@ struct RecognizerTests {
         #expect(transcript.words.allSatisfy { $0.start < $0.end && $0.end <= transcript.audioSeconds + 0.02 })
     }
 
+    @Test("Word times count from the start of each utterance, not of the recogniser's first one",
+          arguments: [RecognitionOptions.CepstralMean.batch, .live])
+    func wordTimesOfLaterUtterances(mean: RecognitionOptions.CepstralMean) throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let first = try recognizer.recognize(clip)
+        let second = try recognizer.recognize(clip)
+        let third = try recognizer.recognize(clip)
+        #expect(first.words.map(\.text) == ["go", "forward", "ten", "meters"])
+        for later in [second, third] {
+            #expect(later.words.map(\.text) == first.words.map(\.text))
+            for (a, b) in zip(first.words, later.words) {
+                #expect(abs(a.start - b.start) <= 0.03 && abs(a.end - b.end) <= 0.03, "\(a) then \(b)")
+            }
+        }
+        #expect(third.words.allSatisfy { $0.end <= third.audioSeconds + 0.02 })
+    }
+
     @Test("Fed in small blocks as they arrive, the recogniser hears what it hears in one block, every time",
           arguments: [RecognitionOptions.CepstralMean.batch, .live])
     func streamingAndRepeatable(mean: RecognitionOptions.CepstralMean) throws {
@@ -90,10 +108,10 @@ struct RecognizerTests {
         let again = try recognizer.recognize(audio)
         #expect(whole.text == "go forward ten meters")
         #expect(streamed.text == whole.text && again.text == whole.text)
-        // CMN starts from the same place each time; the front end's noise estimate still carries over
-        // (-remove_noise), so later scores are close to the first, not identical.
+        // Each utterance starts a stream of its own (CMN, noise estimate and voice-activity state restart), so
+        // the same audio in one block scores exactly the same again; in blocks, live CMN may differ slightly.
         #expect(abs((streamed.acousticMargin ?? 0) - (whole.acousticMargin ?? 0)) < 0.3)
-        #expect(abs((again.acousticMargin ?? 0) - (whole.acousticMargin ?? 0)) < 0.3)
+        #expect(abs((again.acousticMargin ?? 0) - (whole.acousticMargin ?? 0)) < 1e-9)
     }
 
     @Test("While the speaker talks, the partial text grows into the final transcript", arguments: [RecognitionOptions.CepstralMean.batch, .live])
@@ -142,8 +160,28 @@ struct RecognizerTests {
             // Every clip fits its forced command worse than a real command fits its own grammar.
             #expect((transcript.acousticMargin ?? 0) < (inDomain.acousticMargin ?? 0), "\(clip): \"\(transcript.text)\"")
         }
-        // Measured: 4 of 5 (clip 0870 is partly absorbed by filler words; see AcousticConfidence).
-        #expect(rejected >= 4)
+        // Measured: 3 of 5. Clip 0870 is partly absorbed by filler words (see AcousticConfidence); 0890 ("was the
+        // webcam left on", 0.58) was rejected here only while each utterance inherited the front end's state
+        // from the one before (see the next test): alone, it was accepted then too.
+        #expect(rejected >= 3)
+    }
+
+    @Test("An utterance decodes the same whatever the recogniser heard before it")
+    func utterancesAreIndependent() throws {
+        let home = try Workspace.load(from: RecognitionFixtures.home)
+        func clip(_ n: String) throws -> PCMBuffer {
+            try RecognitionFixtures.wav(RecognitionFixtures.recordedSpeech.appendingPathComponent("sense_and_sensibility_01_austen_64kb-\(n).wav"))
+        }
+        let alone = try SpeechRecognizer(workspace: home, pronunciations: HomeWords()).recognize(try clip("0890"))
+        let recognizer = try SpeechRecognizer(workspace: home, pronunciations: HomeWords())
+        _ = try recognizer.recognize(try clip("0870"))
+        _ = try recognizer.recognize(try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw")))
+        let after = try recognizer.recognize(try clip("0890"))
+        // Before each utterance restarted the stream, the front end's noise estimate and voice-activity state
+        // carried over: 0890 scored 0.58 alone and 0.48 after 0870, and its leading frames were dropped.
+        #expect(after.text == alone.text)
+        #expect(abs((after.acousticMargin ?? 0) - (alone.acousticMargin ?? 0)) < 1e-9)
+        #expect(after.words.map(\.start) == alone.words.map(\.start))
     }
 
     @Test("A missing model directory is an error naming it")

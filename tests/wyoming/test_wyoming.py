@@ -104,7 +104,7 @@ def test_ping_pong(server):
 # --- asr -------------------------------------------------------------------------------------------------
 
 def test_transcribe_a_command(server):
-    rate, samples = utterance("turn on the light")
+    rate, samples = utterance("turn on the light", voice="rms")
     events = run(transcribe(server.port, pcm16(samples), rate, context={"conversation": "a"}))
     types = [e.type for e in events]
     assert types[0] == "transcript-start" and types[-2:] == ["transcript", "transcript-stop"], types
@@ -130,7 +130,7 @@ def test_out_of_grammar_speech_is_an_empty_transcript(server):
 def test_streaming_partials_arrive_while_audio_does(server):
     # Paced like a microphone: a client sending faster than real time gets no partials (they would only
     # delay its transcript).
-    rate, samples = utterance("turn off the light", before=0.3, after=2.0)
+    rate, samples = utterance("turn off the light", voice="rms", before=0.3, after=2.0)
     events = run(transcribe(server.port, pcm16(samples), rate, paced=True))
     chunks = [e.data["text"] for e in events if e.type == "transcript-chunk"]
     assert chunks, [e.type for e in events]
@@ -452,7 +452,7 @@ def test_clients_vanishing_mid_stream_give_their_spotters_back(server):
     r.event("audio-start", {"rate": rate, "width": 2, "channels": 1})
     r.event("audio-chunk", {"rate": rate, "width": 2, "channels": 1}, audio)
     r.close()
-    rate, samples = utterance("turn on the light", seed=13)
+    rate, samples = utterance("turn on the light", voice="rms", seed=13)
     assert final_text(run(transcribe(server.port, pcm16(samples), rate))) == "turn on the light"
     assert server.alive()
 

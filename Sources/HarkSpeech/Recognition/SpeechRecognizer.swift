@@ -123,7 +123,7 @@ public final class SpeechRecognizer {
             audio = floor.quiet()
             leadingPadding = audio.count
             decoder.cepstralMean = initialMean
-            try decoder.startUtterance()
+            try decoder.startUtteranceAtFrameZero()
             try decoder.process(audio)
         }
     }
@@ -160,7 +160,7 @@ public final class SpeechRecognizer {
                 audio = floor.quiet() + floor.adding(to: audio) + floor.quiet()
                 leadingPadding = MicrophoneFloor.padding
             }
-            try decoder.startUtterance()
+            try decoder.startUtteranceAtFrameZero()
             try decoder.process(audio, fullUtterance: true)
         } else {
             try decoder.process(floor.quiet())
@@ -201,7 +201,7 @@ public final class SpeechRecognizer {
         if options.cepstralMean == .batch {
             guard !audio.isEmpty else { return "" }
             let padded = MicrophoneFloor.lacksNoiseFloor(audio) ? floor.quiet() + floor.adding(to: audio) : audio
-            try decoder.startUtterance()
+            try decoder.startUtteranceAtFrameZero()
             try decoder.process(padded, fullUtterance: true)
             try decoder.endUtterance()
         }
