@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Build Hark inside the Debian 13 root (scripts/trixie/root.sh makes it) with Debian's swiftlang, warnings as
+# errors, tests included; `--test` then runs `swift test` there too, and `--filter X` passes a filter to it.
+# The source tree is copied to <root>/src (not bind-mounted: a bind mount of the worktree inside its own
+# .build would let `rm -rf .build` reach the sources); <root>/src/.build keeps the build between runs.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+run_tests=0
+filter=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --test) run_tests=1 ;;
+        --filter) shift; filter=(--filter "${1:?--filter needs a pattern}") ;;
+        *) die "unknown argument '$1' (usage: build.sh [--test] [--filter PATTERN])" ;;
+    esac
+    shift
+done
+
+[ -f "$ROOT/.hark-packages" ] || die "no trixie root at $ROOT: run scripts/trixie/root.sh first"
+
+# Replace everything but the build directory with the worktree as it is now (uncommitted changes included).
+mkdir -p "$ROOT/src"
+find "$ROOT/src" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf --one-file-system {} +
+tar -C "$REPO" --exclude=./.build --exclude=./.git --exclude=./.swiftpm --exclude=./bench/out --exclude='./bench/.venv*' -cf - . \
+    | tar -C "$ROOT/src" -xf -
+
+enter_mounts
+start=$(date +%s)
+say "building in $ROOT with $(in_root swift --version 2>&1 | head -n 1)"
+in_root sh -c 'cd /src && exec nice -n 10 swift build --build-tests -Xswiftc -warnings-as-errors' </dev/null
+say "build done in $(( $(date +%s) - start )) s"
+if [ "$run_tests" -eq 1 ]; then
+    start=$(date +%s)
+    in_root sh -c 'cd /src && exec nice -n 10 swift test --skip-build "$@"' sh "${filter[@]}" </dev/null
+    say "tests done in $(( $(date +%s) - start )) s"
+fi
