@@ -17,7 +17,7 @@ import Testing
     @Test func aMissingChipIsNamedAlongWithTheChipsThatExist() {
         let error = #expect(throws: GPIOError.self) { try GPIODChip("gpiochip97") }
         guard let error else { return }
-        #expect(error.function == "gpiod_chip_open_lookup")
+        #expect(error.function == "gpiod_chip_open")
         #expect(error.code != 0)
         #expect(error.message.contains("no GPIO chip \"gpiochip97\""))
         let chips = GPIOChips.list()
