@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Build Hark inside the Debian 13 root (scripts/trixie/root.sh makes it) with Debian's swiftlang, warnings as
-# errors, tests included; `--test` then runs `swift test` there too, and `--filter X` passes a filter to it.
+# errors, tests included (`--no-tests`: the products only); `--test` then runs `swift test` there too, and
+# `--filter X` passes a filter to it.
 # The source tree is copied to <root>/src (not bind-mounted: a bind mount of the worktree inside its own
 # .build would let `rm -rf .build` reach the sources); <root>/src/.build keeps the build between runs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 run_tests=0
+build_tests=--build-tests
 filter=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --test) run_tests=1 ;;
+        --no-tests) build_tests= ;;
         --filter) shift; filter=(--filter "${1:?--filter needs a pattern}") ;;
-        *) die "unknown argument '$1' (usage: build.sh [--test] [--filter PATTERN])" ;;
+        *) die "unknown argument '$1' (usage: build.sh [--no-tests | --test [--filter PATTERN]])" ;;
     esac
     shift
 done
@@ -28,7 +31,7 @@ tar -C "$REPO" --exclude=./.build --exclude=./.git --exclude=./.swiftpm --exclud
 enter_mounts
 start=$(date +%s)
 say "building in $ROOT with $(in_root swift --version 2>&1 | head -n 1)"
-in_root sh -c 'cd /src && exec nice -n 10 swift build --build-tests -Xswiftc -warnings-as-errors' </dev/null
+in_root sh -c 'cd /src && exec nice -n 10 swift build $0 -Xswiftc -warnings-as-errors' "$build_tests" </dev/null
 say "build done in $(( $(date +%s) - start )) s"
 if [ "$run_tests" -eq 1 ]; then
     start=$(date +%s)
