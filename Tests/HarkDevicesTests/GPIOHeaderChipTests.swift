@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func noChipAtAllIsAnErrorThatSaysWhatWasLookedFor() {
-        let error = #expect(throws: GPIOError.self) { try GPIOChips.headerChip(among: []) }
+        let error = caught(GPIOError.self) { try GPIOChips.headerChip(among: []) }
         #expect(error?.code == ENOENT)
         #expect(error?.message.contains("pinctrl-rp1") == true)
         #expect(error?.message.contains("no GPIO chips") == true)
