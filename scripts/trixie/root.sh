@@ -12,16 +12,22 @@ base_stamp="$ROOT/.hark-base"
 pkg_stamp="$ROOT/.hark-packages"
 wanted="$SUITE $ARCH $MIRROR ${TRIXIE_PACKAGES[*]}"
 
-if [ -f "$pkg_stamp" ] && [ "$(cat "$pkg_stamp")" = "$wanted" ]; then
+# The stamps alone are not enough: a root half removed (an interrupted rm -rf) can still have them.
+intact() { [ -f "$base_stamp" ] && [ -x "$ROOT/usr/bin/apt-get" ] && [ -d "$ROOT/proc" ] && [ -d "$ROOT/dev" ]; }
+
+if intact && [ -f "$pkg_stamp" ] && [ "$(cat "$pkg_stamp")" = "$wanted" ]; then
     say "root $ROOT is up to date"
     exit 0
 fi
 
 start=$(date +%s)
-if [ ! -f "$base_stamp" ]; then
+if ! intact; then
     # A half-made root (an interrupted debootstrap) is not worth repairing: start again.
     if [ -e "$ROOT" ]; then
-        for m in "$ROOT/dev/shm" "$ROOT/dev" "$ROOT/proc"; do mountpoint -q "$m" && umount "$m"; done
+        for m in "$ROOT/shared/benchmarks" "$ROOT/dev/shm" "$ROOT/dev" "$ROOT/proc"; do
+            if mountpoint -q "$m"; then umount "$m"; fi
+        done
+        rm -f "$base_stamp" "$pkg_stamp"
         rm -rf --one-file-system "$ROOT"
     fi
     mkdir -p "$ROOT"
