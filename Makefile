@@ -51,6 +51,14 @@ wyoming-test: build
 hwtest:
 	bash scripts/hwlane/run.sh $(if $(ONLY),--only $(ONLY))
 
+## trixie-test: Debian 13 lane: a cached trixie root (debootstrap, Debian's swiftlang 6.0.3 and -dev packages)
+##              under .build/trixie-amd64, then the build with tests and `swift test` in it; needs root (chroot).
+##              Not part of `make test`; timings in docs/debian13.md
+.PHONY: trixie-test
+trixie-test:
+	bash scripts/trixie/root.sh </dev/null
+	bash scripts/trixie/build.sh --test </dev/null
+
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which). Standard input from
 ##      a pipe or a file is typed turns, and the run ends with it: printf 'turn on the light\n' | make run

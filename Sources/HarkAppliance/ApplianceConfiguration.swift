@@ -78,8 +78,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
     public var intentThreshold = Understanding.reportingThreshold
 
-    /// The GPIO chip and the named lines on it.
-    public var chip = "gpiochip0"
+    /// The GPIO chip (name, path, number or label) and the named lines on it; nil = the 40-pin header's chip,
+    /// found by its label (`GPIOChips.headerChip`), since its number differs between boards and kernels.
+    public var chip: String?
     public var outputs: [String: Output] = [
         "light": Output(line: .offset(17), contextVariable: "light_state"),
         "led": Output(line: .offset(27), contextVariable: "led_state"),

@@ -24,15 +24,24 @@ extension DeviceSet {
         let gpioNames = c.outputs.keys.sorted() + (c.button == nil ? [] : ["button"])
         if !gpioNames.isEmpty {
             let chip: any GPIOChip
-            let simulate = c.simulate == .always || (c.simulate == .auto && GPIOChips.list().isEmpty && !chipExists(c.chip))
+            let simulate = c.simulate == .always || (c.simulate == .auto && GPIOChips.list().isEmpty && !(c.chip.map(chipExists) ?? false))
             if simulate {
                 let simulatedChip = SimulatedGPIOChip(name: "simulated", lines: simulatedLineNames(c))
                 // The button rests released, as its pull resistor would hold it.
                 if let b = c.button { try? simulatedChip.setInput(b.line, physical: b.activeLow) }
                 chip = simulatedChip
                 simulated += gpioNames
+            } else if let configured = c.chip {
+                do { chip = try GPIODChip(configured) } catch { throw DeviceError("gpio.chip: \(error.message)") }
             } else {
-                do { chip = try GPIODChip(c.chip) } catch { throw DeviceError("gpio.chip: \(error.message)") }
+                // Not configured: the header's chip by its label, and the first line of output says which.
+                do {
+                    let choice = try GPIOChips.headerChip(among: GPIOChips.list())
+                    chip = try GPIODChip(choice.chip.path)
+                    descriptions.append(choice.description)
+                } catch {
+                    throw DeviceError("gpio.chip: \(error.message)")
+                }
             }
             for name in c.outputs.keys.sorted() {
                 guard let o = c.outputs[name] else { continue }

@@ -237,11 +237,16 @@ enum StandardInput {
 
 /// Reads typed turns from standard input on its own thread: a line is a text turn, an empty line asks
 /// the appliance to listen, the end of input is reported.
+///
+/// Lines come from `read(2)` on descriptor 0, not `readLine()`: stdio's `getline` holds `stdin`'s lock while it
+/// blocks, and glibc 2.41 (Debian 13) takes that lock in `exit`, so after SIGTERM the process hung on the
+/// way out while this thread waited for input (docs/debian13.md).
 enum ConsoleReader {
     static func start(posting triggers: TriggerQueue) {
         let thread = Thread {
+            var input = DescriptorLines(descriptor: 0)
             while true {
-                guard let line = readLine(strippingNewline: true) else {
+                guard let line = input.next() else {
                     triggers.post(.inputClosed(source: .console))
                     return
                 }
@@ -255,5 +260,34 @@ enum ConsoleReader {
         }
         thread.name = "hark console"
         thread.start()
+    }
+}
+
+/// Lines read from a file descriptor with `read(2)`, newline removed; the last line may lack one.
+struct DescriptorLines {
+    let descriptor: Int32
+    private var pending: [UInt8] = []
+    private var ended = false
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// The next line, or nil at the end of input (or on a read error other than EINTR).
+    mutating func next() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            if ended {
+                guard !pending.isEmpty else { return nil }
+                defer { pending.removeAll() }
+                return String(decoding: pending, as: UTF8.self)
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { ended = true } else { pending.append(contentsOf: chunk[..<count]) }
+        }
     }
 }

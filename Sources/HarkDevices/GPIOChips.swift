@@ -58,7 +58,7 @@ public struct GPIOChipInfo: Sendable, Equatable, CustomStringConvertible {
 public enum GPIOChips {
     /// Every `gpiochipN` character device in `directory` (the kernel's `/dev`), in chip-number order, with all
     /// its lines. Empty on a machine without GPIO. A chip that cannot be opened is listed with `error` set.
-    /// The corresponding C functions are `gpiod_chip_open`, `gpiod_chip_get_line` and the `gpiod_line_*` getters.
+    /// The corresponding C functions are `gpiod_chip_open` and `hark_gpio_line_info_get` (`CGPIOD/shim.h`).
     public static func list(directory: String = "/dev") -> [GPIOChipInfo] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let chips = entries.compactMap { entry -> (number: Int, name: String)? in
@@ -70,6 +70,17 @@ public enum GPIOChips {
         }
     }
 
+    /// Where the chip called `chip` is: a path as given; a number or a name (`gpiochip0`) under `directory`; or
+    /// else the path of the chip whose label it is. `nil` when it is none of these. The order is libgpiod v1's
+    /// `gpiod_chip_open_lookup`'s, which v2 dropped.
+    static func devicePath(for chip: String, directory: String = "/dev") -> String? {
+        if chip.hasPrefix("/") { return chip }
+        let isNumber = chip.allSatisfy { $0.isASCII && $0.isNumber }
+        let path = (directory.hasSuffix("/") ? directory : directory + "/") + (isNumber ? "gpiochip" + chip : chip)
+        if isNumber || FileManager.default.fileExists(atPath: path) { return path }
+        return list(directory: directory).first { $0.label == chip }?.path
+    }
+
     /// A short list for error messages: `gpiochip0 [pinctrl-bcm2835] (54 lines), …`, or that there are none.
     static func summary(directory: String = "/dev") -> String {
         let chips = list(directory: directory)
@@ -78,14 +89,14 @@ public enum GPIOChips {
     }
 
     private static func info(path: String, name: String) -> GPIOChipInfo {
-        guard let chip = gpiod_chip_open(path) else {
+        guard let chip = hark_gpio_chip_open(path) else {
             let code = errno
             return GPIOChipInfo(name: name, path: path, label: "", lineCount: 0, lines: [],
                                 error: GPIOError.system("gpiod_chip_open", code: code, openFailure(path, code: code)).message)
         }
-        defer { gpiod_chip_close(chip) }
-        var info = GPIOChipInfo(name: String(cString: gpiod_chip_name(chip)), path: path,
-                                label: String(cString: gpiod_chip_label(chip)), lineCount: Int(gpiod_chip_num_lines(chip)), lines: [])
+        defer { hark_gpio_chip_close(chip) }
+        var info = GPIOChipInfo(name: string(chip.pointee.name), path: path, label: string(chip.pointee.label),
+                                lineCount: Int(chip.pointee.num_lines), lines: [])
         do {
             info.lines = try lines(of: chip, named: info.name)
         } catch {
@@ -95,16 +106,29 @@ public enum GPIOChips {
     }
 
     /// Every line of an open chip. The caller holds whatever lock guards `chip`.
-    static func lines(of chip: OpaquePointer, named name: String) throws(GPIOError) -> [GPIOLineInfo] {
-        try (0..<gpiod_chip_num_lines(chip)).map { (offset) throws(GPIOError) in
-            guard let line = gpiod_chip_get_line(chip, offset) else {
-                throw GPIOError.system("gpiod_chip_get_line", code: errno, "\(name) offset \(offset): cannot read the line's information")
+    /// The corresponding C function is `hark_gpio_line_info_get` (`CGPIOD/shim.h`, over either libgpiod).
+    static func lines(of chip: UnsafeMutablePointer<hark_gpio_chip>, named name: String) throws(GPIOError) -> [GPIOLineInfo] {
+        try (0..<chip.pointee.num_lines).map { (offset) throws(GPIOError) in
+            var line = hark_gpio_line_info()
+            guard hark_gpio_line_info_get(chip, offset, &line) == 0 else {
+                throw GPIOError.system(lineInfoFunction, code: errno, "\(name) offset \(offset): cannot read the line's information")
             }
-            return GPIOLineInfo(offset: offset, name: gpiod_line_name(line).map { String(cString: $0) },
-                                consumer: gpiod_line_consumer(line).map { String(cString: $0) },
-                                direction: gpiod_line_direction(line) == Int32(GPIOD_LINE_DIRECTION_OUTPUT) ? .output : .input,
-                                activeLow: gpiod_line_active_state(line) == Int32(GPIOD_LINE_ACTIVE_STATE_LOW),
-                                used: gpiod_line_is_used(line))
+            let lineName = string(line.name), consumer = string(line.consumer)
+            return GPIOLineInfo(offset: offset, name: lineName.isEmpty ? nil : lineName, consumer: consumer.isEmpty ? nil : consumer,
+                                direction: line.output ? .output : .input, activeLow: line.active_low, used: line.used)
+        }
+    }
+
+    /// The libgpiod API this build was compiled against (1 on Debian 12, 2 on Debian 13), from `CGPIOD/shim.h`.
+    public static var apiVersion: Int { Int(hark_gpio_api_version()) }
+
+    /// The libgpiod function that reads a line's information, for errors: it differs between the two APIs.
+    static var lineInfoFunction: String { apiVersion == 1 ? "gpiod_chip_get_line" : "gpiod_chip_get_line_info" }
+
+    /// A NUL-terminated name the shim copied into a fixed C array (imported as a tuple).
+    static func string<T>(_ chars: T) -> String {
+        withUnsafeBytes(of: chars) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
     }
 

@@ -2,14 +2,14 @@ import CGPIOD
 import Foundation
 import Synchronization
 
-/// An input line requested through libgpiod 1.6 with events on both edges, debounced in software: the
+/// An input line requested through libgpiod (v1 or v2, `CGPIOD/shim.h`) with events on both edges, debounced in software: the
 /// push-to-talk button. Released in `deinit`.
 ///
-/// Active-low is applied by the kernel (`GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW`): a button pulling the line to
+/// Active-low is applied by the kernel (v1's `GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW`, v2's line settings): a button pulling the line to
 /// ground reads `true` while pressed, and its falling edge arrives as a rising (activating) event.
 ///
 /// `@unchecked Sendable`: the line handle is used for waiting and reading events only inside `debouncer`'s
-/// lock, which also serialises waiting threads; `read()` calls `gpiod_line_get_value` without it, which is
+/// lock, which also serialises waiting threads; `read()` calls `hark_gpio_get_value` without it, which is
 /// safe during a wait because both only use the line's file descriptor. The chip is kept alive by `chip`.
 public final class GPIODInput: DigitalInput, @unchecked Sendable {
     /// The configured device name, also the consumer label the kernel shows for the line.
@@ -20,21 +20,22 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
     public let activeLow: Bool
     /// Edges closer together than this are merged into one.
     public let debounce: Duration
-    private let line: OpaquePointer
+    private let line: UnsafeMutablePointer<hark_gpio_request>
     private let lineDescription: String
     private let debouncer: Mutex<Debouncer>
 
     /// Requests the line for both-edge events and reads its current state.
-    /// The corresponding C functions are `gpiod_line_request_both_edges_events_flags` and `gpiod_line_get_value`.
+    /// The corresponding C functions are `hark_gpio_request_input` (v1: `gpiod_line_request_both_edges_events_flags`,
+    /// v2: `gpiod_chip_request_lines`) and `hark_gpio_get_value`.
     public init(chip: GPIODChip, request: GPIOLineRequest) throws(GPIOError) {
-        let flags = request.activeLow ? Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) : 0
-        let requested = try chip.request(request, function: "gpiod_line_request_both_edges_events_flags", as: "an input with edge events") { line in
-            gpiod_line_request_both_edges_events_flags(line, request.name, flags)
+        let function = GPIOChips.apiVersion == 1 ? "gpiod_line_request_both_edges_events_flags" : "gpiod_chip_request_lines"
+        let requested = try chip.request(request, function: function, as: "an input with edge events") { handle, offset in
+            hark_gpio_request_input(handle, offset, request.name, request.activeLow)
         }
-        let value = gpiod_line_get_value(requested.line)
+        let value = hark_gpio_get_value(requested.request)
         guard value >= 0 else {
-            let error = GPIOError.system("gpiod_line_get_value", code: errno, "\(request.name): cannot read \(requested.description)")
-            chip.release(requested.line)
+            let error = GPIOError.system(Self.getValueFunction, code: errno, "\(request.name): cannot read \(requested.description)")
+            chip.release(requested.request)
             throw error
         }
         self.chip = chip
@@ -42,7 +43,7 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
         offset = requested.offset
         activeLow = request.activeLow
         debounce = request.debounce
-        line = requested.line
+        line = requested.request
         lineDescription = requested.description
         debouncer = Mutex(Debouncer(interval: request.debounce, state: value != 0))
     }
@@ -50,7 +51,7 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
     deinit { chip.release(line) }
 
     /// `true` while the button is pressed (the line's logical level now, not debounced).
-    /// The corresponding C function is `gpiod_line_get_value`.
+    /// The corresponding C function is `hark_gpio_get_value`.
     public func read() throws(GPIOError) -> Bool {
         try level()
     }
@@ -59,27 +60,27 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
     ///
     /// Edges are read as they come; a change is reported once the line has been quiet for `debounce`, with
     /// the level read back from the line then. A burst still settling when `timeout` runs out stays pending
-    /// for the next call. The corresponding C functions are `gpiod_line_event_wait` (with a `timespec`),
-    /// `gpiod_line_event_read` and `gpiod_line_get_value`.
+    /// for the next call. The corresponding C functions are `hark_gpio_wait_edge`, `hark_gpio_read_edge` and
+    /// `hark_gpio_get_value` (`CGPIOD/shim.h`).
     public func nextEvent(timeout: Duration) throws(GPIOError) -> ButtonEvent? {
         try debouncer.withLock { (debouncer) throws(GPIOError) -> ButtonEvent? in
             let deadline = Debouncer.deadline(after: timeout)
             while true {
                 let now = Debouncer.now()
                 let wake = min(deadline, debouncer.settlesAt ?? deadline)
-                var wait = Self.timespec(max(wake - now, .zero))
-                let ready = gpiod_line_event_wait(line, &wait)
+                let ready = hark_gpio_wait_edge(line, Self.nanoseconds(max(wake - now, .zero)))
                 if ready < 0 {
                     let code = errno
                     if code == EINTR { continue }
-                    throw GPIOError.system("gpiod_line_event_wait", code: code, "\(name): cannot wait for an edge on \(lineDescription)")
+                    throw GPIOError.system(Self.waitFunction, code: code, "\(name): cannot wait for an edge on \(lineDescription)")
                 }
                 if ready > 0 {
-                    var event = gpiod_line_event()
-                    if gpiod_line_event_read(line, &event) < 0 {
-                        throw GPIOError.system("gpiod_line_event_read", code: errno, "\(name): cannot read an edge of \(lineDescription)")
+                    var rising = false
+                    var stamp: Int64 = 0
+                    if hark_gpio_read_edge(line, &rising, &stamp) < 0 {
+                        throw GPIOError.system(Self.readEdgeFunction, code: errno, "\(name): cannot read an edge of \(lineDescription)")
                     }
-                    debouncer.edge(to: event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE), at: Self.monotonic(event.ts))
+                    debouncer.edge(to: rising, at: Self.monotonic(stamp))
                     // A line that never stops toggling must not hold the caller past its timeout.
                     let now = Debouncer.now()
                     if now >= deadline {
@@ -99,22 +100,27 @@ public final class GPIODInput: DigitalInput, @unchecked Sendable {
     }
 
     private func level() throws(GPIOError) -> Bool {
-        let value = gpiod_line_get_value(line)
+        let value = hark_gpio_get_value(line)
         if value < 0 {
-            throw GPIOError.system("gpiod_line_get_value", code: errno, "\(name): cannot read \(lineDescription)")
+            throw GPIOError.system(Self.getValueFunction, code: errno, "\(name): cannot read \(lineDescription)")
         }
         return value != 0
     }
 
-    private static func timespec(_ duration: Duration) -> Glibc.timespec {
+    // The libgpiod functions behind the shim's, for errors: the names differ between the two APIs.
+    private static let getValueFunction = GPIOChips.apiVersion == 1 ? "gpiod_line_get_value" : "gpiod_line_request_get_value"
+    private static let waitFunction = GPIOChips.apiVersion == 1 ? "gpiod_line_event_wait" : "gpiod_line_request_wait_edge_events"
+    private static let readEdgeFunction = GPIOChips.apiVersion == 1 ? "gpiod_line_event_read" : "gpiod_line_request_read_edge_events"
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
-        return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// The event's kernel timestamp on `CLOCK_MONOTONIC`. Kernels before 5.7 stamped v1 events with the
     /// real-time clock; a stamp far from the monotonic now is one of those, and the time of reading replaces it.
-    private static func monotonic(_ stamp: Glibc.timespec) -> Duration {
-        let time = Duration.seconds(stamp.tv_sec) + .nanoseconds(stamp.tv_nsec)
+    private static func monotonic(_ stamp: Int64) -> Duration {
+        let time = Duration.nanoseconds(stamp)
         let now = Debouncer.now()
         let gap = now - time
         return gap > .seconds(3600) || gap < .seconds(-3600) ? now : time

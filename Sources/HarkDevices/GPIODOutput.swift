@@ -1,9 +1,10 @@
 import CGPIOD
 import Foundation
 
-/// An output line requested through libgpiod 1.6: the light, the listening LED. Released in `deinit`.
+/// An output line requested through libgpiod (v1 or v2, `CGPIOD/shim.h`): the light, the listening LED.
+/// Released in `deinit`.
 ///
-/// Active-low is applied by the kernel (`GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW`), so `set(true)` drives the
+/// Active-low is applied by the kernel (v1's `GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW`, v2's line settings), so `set(true)` drives the
 /// line low on an active-low line, and `read()` reports the logical state the kernel reads back.
 ///
 /// `@unchecked Sendable`: the line handle is used only under `lock`; the chip it belongs to is kept alive by
@@ -15,41 +16,42 @@ public final class GPIODOutput: DigitalOutput, @unchecked Sendable {
     public let chip: GPIODChip
     public let offset: UInt32
     public let activeLow: Bool
-    private let line: OpaquePointer
+    private let line: UnsafeMutablePointer<hark_gpio_request>
     private let lineDescription: String
     private let lock = NSLock()
 
     /// Requests the line as an output driven to `request.initial`.
-    /// The corresponding C function is `gpiod_line_request_output_flags`.
+    /// The corresponding C function is `hark_gpio_request_output` (v1: `gpiod_line_request_output_flags`,
+    /// v2: `gpiod_chip_request_lines`).
     public init(chip: GPIODChip, request: GPIOLineRequest) throws(GPIOError) {
-        let flags = request.activeLow ? Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) : 0
-        let requested = try chip.request(request, function: "gpiod_line_request_output_flags", as: "an output") { line in
-            gpiod_line_request_output_flags(line, request.name, flags, request.initial ? 1 : 0)
+        let function = GPIOChips.apiVersion == 1 ? "gpiod_line_request_output_flags" : "gpiod_chip_request_lines"
+        let requested = try chip.request(request, function: function, as: "an output") { handle, offset in
+            hark_gpio_request_output(handle, offset, request.name, request.activeLow, request.initial)
         }
         self.chip = chip
         name = request.name
         offset = requested.offset
         activeLow = request.activeLow
-        line = requested.line
+        line = requested.request
         lineDescription = requested.description
     }
 
     deinit { chip.release(line) }
 
-    /// Drives the line active (`true`) or inactive. The corresponding C function is `gpiod_line_set_value`.
+    /// Drives the line active (`true`) or inactive. The corresponding C function is `hark_gpio_set_value`.
     public func set(_ active: Bool) throws(GPIOError) {
         lock.lock()
         defer { lock.unlock() }
-        if gpiod_line_set_value(line, active ? 1 : 0) < 0 {
+        if hark_gpio_set_value(line, active) < 0 {
             throw GPIOError.system("gpiod_line_set_value", code: errno, "\(name): cannot set \(lineDescription) \(active ? "on" : "off")")
         }
     }
 
-    /// The line's logical state read back from the kernel. The corresponding C function is `gpiod_line_get_value`.
+    /// The line's logical state read back from the kernel. The corresponding C function is `hark_gpio_get_value`.
     public func read() throws(GPIOError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let value = gpiod_line_get_value(line)
+        let value = hark_gpio_get_value(line)
         if value < 0 {
             throw GPIOError.system("gpiod_line_get_value", code: errno, "\(name): cannot read \(lineDescription)")
         }

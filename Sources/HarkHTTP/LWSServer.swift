@@ -411,6 +411,12 @@ final class LWSServer: @unchecked Sendable {
         if !connection.headWritten {
             guard writeHead(wsi, response, close: connection.closeAfterResponse) else { return -1 }
             connection.headWritten = true
+            // HTTP/1.1 with nothing after the head (HEAD, an empty body) ends here. An empty final write in a
+            // later callback let the client's next request on the connection arrive first, which
+            // libwebsockets 4.3 (Debian 13) drops ("lws_read_h1: Unhandled state"; docs/debian13.md).
+            if clws_is_http2(wsi) == 0 && (connection.headOnly || response.body.isEmpty) {
+                return responseFinished(wsi)
+            }
             lws_callback_on_writable(wsi)
             return 0
         }
@@ -437,6 +443,12 @@ final class LWSServer: @unchecked Sendable {
             lws_callback_on_writable(wsi)
             return 0
         }
+        return responseFinished(wsi)
+    }
+
+    /// The response is all written: close, or make the connection ready for its next request.
+    private func responseFinished(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = connections[wsi] else { return -1 }
         bySerial[connection.serial] = nil
         connection.response = nil
         if connection.closeAfterResponse { return -1 }

@@ -98,7 +98,7 @@ public final class WebSocketConnection: Sendable {
 
     /// Whether messages are waiting, and the close asked for once they are written.
     func pendingState() -> (hasMessages: Bool, closeRequest: (code: UInt16, reason: String)?) {
-        outbox.withLock { ($0.first < $0.messages.count, $0.closeRequest) }
+        outbox.withLock { (hasMessages: $0.first < $0.messages.count, closeRequest: $0.closeRequest) }
     }
 
     /// Service thread: `count` more bytes are on their way to the handler. True when reading should pause.

@@ -35,9 +35,12 @@ enum CameraChecks {
                            "Picture says \(picture.width)×\(picture.height), configured \(width)×\(height)")
                 // vivid's test pattern is colour bars: a blank or constant frame means no real frame was taken.
                 let rgb = decoded.rgb
-                let distinct = Set(stride(from: 0, to: rgb.count - 2, by: 3 * 97).map { i in
-                    UInt32(rgb[i]) << 16 | UInt32(rgb[i + 1]) << 8 | UInt32(rgb[i + 2])
-                }).count
+                // Spelled out with types: Swift 6.0.3 (Debian 13) gives up type-checking the one-expression form.
+                let colours = stride(from: 0, to: rgb.count - 2, by: 3 * 97).map { (i: Int) -> UInt32 in
+                    let red = UInt32(rgb[i]) << 16, green = UInt32(rgb[i + 1]) << 8
+                    return red | green | UInt32(rgb[i + 2])
+                }
+                let distinct = Set(colours).count
                 try expect(distinct > 4, "the frame is nearly uniform (\(distinct) distinct colours sampled)")
                 size = picture.jpeg.count
             }

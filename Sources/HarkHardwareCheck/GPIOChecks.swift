@@ -1,14 +1,41 @@
 import Foundation
 import HarkDevices
 
-/// GPIO through `GPIODChip` (libgpiod 1.6) against gpio-sim: the line the kernel reports is the line Hark drives.
+/// GPIO through `GPIODChip` (libgpiod v1 or v2, as built) against gpio-sim: the line the kernel reports is the line Hark drives.
 enum GPIOChecks {
     static let all: [HardwareCheck] = [
         HardwareCheck(name: "gpio.output", summary: "GPIODOutput drives a gpio-sim line; sysfs sees the level, active-low inverts it", run: output),
         HardwareCheck(name: "gpio.button", summary: "a pull set through sysfs gives one debounced press and one release on GPIODInput", run: button),
         HardwareCheck(name: "gpio.busy", summary: "a line held by another request or by the kernel is a busy error naming the holder", run: busy),
         HardwareCheck(name: "gpio.missing", summary: "a missing line, offset or chip is an error naming what exists", run: missing),
+        HardwareCheck(name: "gpio.header", summary: "without gpio.chip the chip labelled pinctrl-rp1 is chosen by its label, not its number", run: header),
     ]
+
+    /// The second gpio-sim bank the VM's /init makes, labelled as a Pi 5's header chip (`pinctrl-rp1`), beside
+    /// the appliance's bank: its chip number is not 0, so only the label can find it.
+    static func headerBank(_ sim: GPIOSimulator) -> String {
+        URL(fileURLWithPath: sim.bank).deletingLastPathComponent().appendingPathComponent("gpio-bank1").path
+    }
+
+    static func header(_ context: CheckContext) throws -> String {
+        let bank = headerBank(context.simulator)
+        let sim = try GPIOSimulator(bank: bank)
+        let label = try GPIOSimulator.read("\(bank)/label")
+        try expect(label == "pinctrl-rp1", "\(bank)/label is \"\(label)\", not pinctrl-rp1")
+        let chips = GPIOChips.list()
+        let choice = try GPIOChips.headerChip(among: chips)
+        try expect(choice.chip.name == sim.chip,
+                   "chose \(choice.chip) rather than \(sim.chip) [pinctrl-rp1] among \(chips.map(\.description).joined(separator: ", "))")
+        let byLabel = try GPIODChip("pinctrl-rp1")
+        try expect(byLabel.name == sim.chip, "GPIODChip(\"pinctrl-rp1\") opened \(byLabel.name), not \(sim.chip)")
+        let chip = try GPIODChip(choice.chip.path)
+        let light = try chip.output(GPIOLineRequest(name: "light", line: .name("GPIO17")))
+        try light.set(true)
+        try expect(try sim.value("GPIO17"), "set(true) on the chosen chip's GPIO17 left it low")
+        try light.set(false)
+        try expect(try sim.value("GPIO17") == false, "set(false) on the chosen chip's GPIO17 left it high")
+        return "\(choice.description); GPIO17 on it set on/off → sysfs 1,0"
+    }
 
     static func output(_ context: CheckContext) throws -> String {
         let sim = context.simulator

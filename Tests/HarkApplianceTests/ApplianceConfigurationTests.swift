@@ -11,7 +11,9 @@ struct ApplianceConfigurationTests {
     func example() throws {
         let url = Self.root.appendingPathComponent("deploy/hark.json")
         var parsed = try ApplianceConfiguration.load(from: url)
-        #expect(FileManager.default.fileExists(atPath: parsed.resolve(try #require(parsed.workspace)).path))
+        // Unwrapped first: Swift 6.0.3 (Debian 13) rejects a #require nested inside an #expect.
+        let workspace = try #require(parsed.workspace)
+        #expect(FileManager.default.fileExists(atPath: parsed.resolve(workspace).path))
         parsed.workspace = ApplianceConfiguration().workspace
         parsed.source = nil
         #expect(parsed == ApplianceConfiguration())

@@ -286,7 +286,7 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         try Data(repeating: 0x41, count: 4096).write(to: dir.storeURL)
-        let error = try #require(throws: SQLiteError.self) { try EventStore(path: dir.storeURL) }
+        let error = try #require(caught(SQLiteError.self) { try EventStore(path: dir.storeURL) })
         #expect(error.isNotADatabase && error.isBadData)
         #expect(error.path == dir.storeURL.path)
         #expect(error.description.contains(dir.storeURL.path))
@@ -302,7 +302,7 @@ final class Collected<T: Sendable>: @unchecked Sendable {
             let other = try SQLiteConnection(path: dir.storeURL.path)
             try other.execute("CREATE TABLE recipes (name TEXT)")
         }
-        let error = try #require(throws: SQLiteError.self) { try EventStore(path: dir.storeURL) }
+        let error = try #require(caught(SQLiteError.self) { try EventStore(path: dir.storeURL) })
         #expect(error.description.contains("not a Hark event store"))
         #expect(error.isBadData)
     }
@@ -314,7 +314,7 @@ final class Collected<T: Sendable>: @unchecked Sendable {
             let store = try EventStore(path: dir.storeURL)
             try store.locked { () throws(SQLiteError) in try store.connection.execute("PRAGMA user_version = 99") }
         }
-        let error = try #require(throws: SQLiteError.self) { try EventStore(path: dir.storeURL) }
+        let error = try #require(caught(SQLiteError.self) { try EventStore(path: dir.storeURL) })
         #expect(error.description.contains("newer Hark"))
         #expect(throws: SQLiteError.self) { try EventStore(path: dir.storeURL, access: .readOnly) }
     }
@@ -326,12 +326,12 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         try store.locked { () throws(SQLiteError) in
             try store.connection.execute("INSERT INTO events (time, kind, text, data) VALUES (0, 'teleport', 'x', '{}')")
         }
-        let error = try #require(throws: SQLiteError.self) { try store.events() }
+        let error = try #require(caught(SQLiteError.self) { try store.events() })
         #expect(error.description.contains("teleport"))
         try store.locked { () throws(SQLiteError) in
             try store.connection.execute("UPDATE events SET kind = 'wake', data = '{\"unterminated'")
         }
-        let jsonError = try #require(throws: SQLiteError.self) { try store.events() }
+        let jsonError = try #require(caught(SQLiteError.self) { try store.events() })
         #expect(jsonError.description.contains("not valid JSON"))
     }
 
@@ -339,7 +339,7 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let missing = dir.url.appendingPathComponent("sub/events.sqlite3")
-        let error = try #require(throws: SQLiteError.self) { try EventStore(path: missing, access: .readOnly) }
+        let error = try #require(caught(SQLiteError.self) { try EventStore(path: missing, access: .readOnly) })
         #expect(error.description.contains(missing.path))
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("sub").path))
     }
@@ -350,7 +350,7 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         let file = dir.url.appendingPathComponent("plain-file")
         try Data("x".utf8).write(to: file)
         let path = file.appendingPathComponent("data/events.sqlite3")
-        let error = try #require(throws: SQLiteError.self) { try EventStore(path: path) }
+        let error = try #require(caught(SQLiteError.self) { try EventStore(path: path) })
         #expect(error.description.contains(file.appendingPathComponent("data").path))
     }
 

@@ -97,9 +97,9 @@ import Testing
         let directory = dir.url.appendingPathComponent("pictures")
         #expect(throws: PictureStoreError.self) { try PictureStore(directory: directory, limit: 0, events: events) }
         let pictures = try PictureStore(directory: directory, limit: 3, events: events)
-        let notJPEG = try #require(throws: PictureStoreError.self) {
+        let notJPEG = try #require(caught(PictureStoreError.self) {
             try pictures.save(jpeg: Array("GIF89a...".utf8), width: 1, height: 1, capturedAt: Self.t0, source: "s", trigger: "t", turn: nil)
-        }
+        })
         #expect(notJPEG.description.contains("not a JPEG"))
         #expect(throws: PictureStoreError.self) {
             try pictures.save(jpeg: Self.jpeg(1), width: 0, height: 480, capturedAt: Self.t0, source: "s", trigger: "t", turn: nil)

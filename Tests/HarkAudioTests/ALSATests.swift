@@ -84,7 +84,7 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = try Self.configuration(in: dir, input: "/dev/null", output: "/dev/null")
         for configFile in [config, nil] {
-            let error = try #require(throws: ALSAError.self) { try ALSACapture(device: "hark_no_such_pcm", configFile: configFile) }
+            let error = try #require(caught(ALSAError.self) { try ALSACapture(device: "hark_no_such_pcm", configFile: configFile) })
             #expect(error.device == "hark_no_such_pcm")
             #expect(error.function == "snd_pcm_open")
             #expect(error.description.contains("no such device 'hark_no_such_pcm'"))
@@ -109,11 +109,11 @@ import Foundation
         let dir = try AudioFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let missing = dir.appendingPathComponent("nope.asoundrc").path
-        let error = try #require(throws: ALSAError.self) { try ALSACapture(device: "harkmic", configFile: missing) }
+        let error = try #require(caught(ALSAError.self) { try ALSACapture(device: "harkmic", configFile: missing) })
         #expect(error.description.contains(missing))
         let broken = dir.appendingPathComponent("broken.asoundrc").path
         try "pcm.harkmic { type file ".write(toFile: broken, atomically: true, encoding: .utf8)
-        let syntax = try #require(throws: ALSAError.self) { try ALSACapture(device: "harkmic", configFile: broken) }
+        let syntax = try #require(caught(ALSAError.self) { try ALSACapture(device: "harkmic", configFile: broken) })
         #expect(syntax.function == "snd_config_load")
         #expect(syntax.description.contains(broken))
     }

@@ -45,7 +45,7 @@ import Foundation
 
     @Test func aMissingFileIsNamed() throws {
         let path = "/tmp/hark-no-such-dir-\(UUID().uuidString)/speech.wav"
-        let error = try #require(throws: SndfileError.self) { try AudioFile.read(path) }
+        let error = try #require(caught(SndfileError.self) { try AudioFile.read(path) })
         #expect(error.kind == .missingFile)
         #expect(error.description.contains(path))
         #expect(error.description.contains("no such file"))
@@ -60,7 +60,7 @@ import Foundation
             [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)]
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: SndfileError.self) { try AudioFile.read(path) }
+        let error = try #require(caught(SndfileError.self) { try AudioFile.read(path) })
         #expect(error.kind == .notAudio)
         #expect(error.description.contains(path))
         #expect(error.description.contains("not a recognised audio file"))
@@ -74,7 +74,7 @@ import Foundation
         let headerOnly = dir.appendingPathComponent("header-only.wav").path
         try AudioFile.write(PCMBuffer(format: .speech), to: headerOnly)
         for path in [empty, headerOnly] {
-            let error = try #require(throws: SndfileError.self) { try AudioFile.read(path) }
+            let error = try #require(caught(SndfileError.self) { try AudioFile.read(path) })
             #expect(error.kind == .noAudio)
             #expect(error.description.contains(path))
             #expect(error.description.contains("contains no audio"))
@@ -83,7 +83,7 @@ import Foundation
 
     @Test func writingAnUnknownExtensionIsUnsupported() throws {
         let path = "/tmp/hark-\(UUID().uuidString).mp3"
-        let error = try #require(throws: SndfileError.self) { try AudioFile.write(AudioFixtures.silence(seconds: 0.1), to: path) }
+        let error = try #require(caught(SndfileError.self) { try AudioFile.write(AudioFixtures.silence(seconds: 0.1), to: path) })
         #expect(error.kind == .unsupported)
         #expect(error.description.contains(path))
         #expect(!FileManager.default.fileExists(atPath: path))

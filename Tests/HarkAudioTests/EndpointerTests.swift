@@ -150,7 +150,7 @@ import Foundation
         config = Endpointer.Configuration()
         config.startThreshold = 3
         config.continueThreshold = 6
-        let error = try #require(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: config) }
+        let error = try #require(caught(Endpointer.ConfigurationError.self) { try Endpointer(configuration: config) })
         #expect(error.description.contains("continueThreshold"))
         let endpointer = try Endpointer()
         #expect(throws: PCMFormatError.self) { try endpointer.process(AudioFixtures.silence(seconds: 0.1, format: PCMFormat(sampleRate: 8_000, channels: 1))) }

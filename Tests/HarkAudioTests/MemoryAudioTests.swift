@@ -23,7 +23,7 @@ import Testing
         sink.drain()
         #expect(sink.recorded.samples == a.samples + b.samples)
         #expect(sink.writeCount == 2 && sink.drainCount == 1)
-        let error = try #require(throws: PCMFormatError.self) { try sink.write(AudioFixtures.silence(seconds: 0.01, format: PCMFormat(sampleRate: 48_000, channels: 2))) }
+        let error = try #require(caught(PCMFormatError.self) { try sink.write(AudioFixtures.silence(seconds: 0.01, format: PCMFormat(sampleRate: 48_000, channels: 2))) })
         #expect(error.actual.sampleRate == 48_000)
         #expect(sink.writeCount == 2)
     }

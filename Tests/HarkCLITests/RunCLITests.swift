@@ -220,7 +220,8 @@ struct RunCLITests {
     }
 
     @Test("configuration problems are clear errors with the right exit status", arguments: [
-        (#"{"simulate": false}"#, Int32(69), "gpio.chip: no GPIO chip \"gpiochip0\""),
+        (#"{"simulate": false}"#, Int32(69), "gpio.chip: not set, and there is no GPIO chip to default to"),
+        (#"{"simulate": false, "gpio": {"chip": "gpiochip0"}}"#, Int32(69), "gpio.chip: no GPIO chip \"gpiochip0\""),
         (#"{"gpio": {"chip": 3}}"#, Int32(65), "gpio.chip: expected a non-empty string"),
         (#"{"camera": {"widht": 320}}"#, Int32(65), "camera.widht: unknown field"),
     ])

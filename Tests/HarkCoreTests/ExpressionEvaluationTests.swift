@@ -143,7 +143,7 @@ enum ExpressionFixture {
         var scope = ExpressionFixture.scope
         scope.entities = [EntityMatch(entity: "sys-number", value: "0", start: 0, end: 1, literal: "0",
             metadata: JSONObject([("numeric_value", 0)]))]
-        #expect(!(try CompiledExpression.parse("@sys-number").isTrue(in: scope)))
+        #expect(try CompiledExpression.parse("@sys-number").isTrue(in: scope) == false)
         #expect(try CompiledExpression.parse("@sys-number || @sys-number == 0").isTrue(in: scope))
         #expect(try CompiledExpression.parse("entities['sys-number']").isTrue(in: scope))
     }
@@ -151,10 +151,10 @@ enum ExpressionFixture {
     @Test func noIntentsMakesIntentTestsFalseNotErrors() throws {
         var scope = ExpressionFixture.scope
         scope.intents = []
-        #expect(!(try CompiledExpression.parse("#turn_on").isTrue(in: scope)))
+        #expect(try CompiledExpression.parse("#turn_on").isTrue(in: scope) == false)
         #expect(try ExpressionFixture.eval("intent", scope) == .null)
         #expect(throws: ExpressionError.self) { try ExpressionFixture.eval("intents[0].confidence > 0.5", scope) }
-        #expect(!(try CompiledExpression.parse("intents[0].confidence > 0.5").isTrue(in: scope)))
+        #expect(try CompiledExpression.parse("intents[0].confidence > 0.5").isTrue(in: scope) == false)
     }
 
     @Test(arguments: [

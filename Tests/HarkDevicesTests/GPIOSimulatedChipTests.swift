@@ -145,7 +145,7 @@ import Testing
     @Test func aLineRequestedTwiceIsBusyAndNamesTheHolder() throws {
         let chip = Self.chip()
         let light = try chip.output(GPIOLineRequest(name: "light", line: .offset(0)))
-        let error = #expect(throws: GPIOError.self) {
+        let error = caught(GPIOError.self) {
             try chip.input(GPIOLineRequest(name: "button", line: .name("LIGHT")))
         }
         #expect(error?.code == EBUSY)
@@ -155,7 +155,7 @@ import Testing
 
     @Test func anOffsetOutOfRangeSaysHowManyLinesThereAre() {
         let chip = SimulatedGPIOChip(name: "gpiochip0", lines: (0..<8).map { "L\($0)" })
-        let error = #expect(throws: GPIOError.self) {
+        let error = caught(GPIOError.self) {
             try chip.output(GPIOLineRequest(name: "light", line: .offset(17)))
         }
         #expect(error?.message == "light: gpiochip0 has 8 lines; offset 17 is out of range")
@@ -164,7 +164,7 @@ import Testing
 
     @Test func anUnknownLineNameIsNamedWithTheNamesThatExist() {
         let chip = Self.chip()
-        let error = #expect(throws: GPIOError.self) {
+        let error = caught(GPIOError.self) {
             try chip.output(GPIOLineRequest(name: "light", line: .name("LAMP")))
         }
         #expect(error?.message == "light: simulated has no line named \"LAMP\" (named lines: LIGHT, LED, BUTTON)")
@@ -173,14 +173,14 @@ import Testing
 
     @Test func badRequestsAndHooksAreRefusedClearly() throws {
         let chip = Self.chip()
-        let unnamed = #expect(throws: GPIOError.self) { try chip.output(GPIOLineRequest(name: "", line: .offset(0))) }
+        let unnamed = caught(GPIOError.self) { try chip.output(GPIOLineRequest(name: "", line: .offset(0))) }
         #expect(unnamed?.message.contains("needs a name") == true)
-        let negative = #expect(throws: GPIOError.self) {
+        let negative = caught(GPIOError.self) {
             try chip.input(GPIOLineRequest(name: "button", line: .offset(2), debounce: .milliseconds(-1)))
         }
         #expect(negative?.message.contains("negative") == true)
         let light = try chip.output(GPIOLineRequest(name: "light", line: .offset(0)))
-        let driven = #expect(throws: GPIOError.self) { try chip.setInput(.offset(0), physical: true) }
+        let driven = caught(GPIOError.self) { try chip.setInput(.offset(0), physical: true) }
         #expect(driven?.message.contains("output driven by \"light\"") == true)
         #expect(throws: GPIOError.self) { try chip.bounce(.offset(9), transitions: 1) }
         #expect(throws: GPIOError.self) { try chip.bounce(.offset(2), transitions: -1) }

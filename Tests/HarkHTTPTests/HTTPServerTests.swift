@@ -52,7 +52,7 @@ struct HTTPServerTests {
         let first = try HTTPServer(configuration: ServerConfiguration(port: 0), router: Router())
         defer { first.stop() }
         #expect(first.port > 0)
-        let error = #expect(throws: ServerError.self) {
+        let error = caught(ServerError.self) {
             _ = try HTTPServer(configuration: ServerConfiguration(port: first.port), router: Router())
         }
         #expect(error?.message.contains("\(first.port)") == true)
@@ -62,12 +62,12 @@ struct HTTPServerTests {
         var configuration = ServerConfiguration(port: 70000)
         #expect(throws: ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
         configuration = ServerConfiguration(port: 0, maxHeaderBytes: 100)
-        let error = #expect(throws: ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
+        let error = caught(ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
         #expect(error?.message.contains("maxHeaderBytes") == true)
         configuration = ServerConfiguration(
             port: 0, tls: .init(certificate: URL(fileURLWithPath: "/nonexistent/cert.pem"),
                                 privateKey: URL(fileURLWithPath: "/nonexistent/key.pem")))
-        let missing = #expect(throws: ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
+        let missing = caught(ServerError.self) { _ = try HTTPServer(configuration: configuration, router: Router()) }
         #expect(missing?.message.contains("/nonexistent/cert.pem") == true)
     }
 

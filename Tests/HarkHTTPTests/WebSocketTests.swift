@@ -80,12 +80,12 @@ struct WebSocketTests {
 
     @Test func refusesBeforeTheUpgradeWithTheFactorysResponse() throws {
         try withServer(webSocketRouter { EchoHandler() }) { server in
-            let refused = #expect(throws: WebSocketRefused.self) {
+            let refused = caught(WebSocketRefused.self) {
                 _ = try WebSocketTestClient(port: server.port, path: "/ws/echo?token=bad")
             }
             #expect(refused?.response.status == 401)
             #expect(refused?.response.errorCode == "unauthorized")
-            let unknown = #expect(throws: WebSocketRefused.self) {
+            let unknown = caught(WebSocketRefused.self) {
                 _ = try WebSocketTestClient(port: server.port, path: "/nowhere")
             }
             #expect(unknown?.response.status == 404)

@@ -104,12 +104,12 @@ struct CompanionAPIHardeningTests {
         let bench = try Bench()
         let token = try bench.token()
         try withServer(bench.router) { server in
-            let foreign = #expect(throws: WebSocketRefused.self) {
+            let foreign = caught(WebSocketRefused.self) {
                 _ = try WebSocketTestClient(port: server.port, path: "/api/events?access_token=\(token)",
                                             headers: ["Host": "127.0.0.1", "Origin": "https://evil.example"])
             }
             #expect(foreign?.response.status == 403)
-            let rebound = #expect(throws: WebSocketRefused.self) {
+            let rebound = caught(WebSocketRefused.self) {
                 _ = try WebSocketTestClient(port: server.port, path: "/api/events?access_token=\(token)", headers: ["Host": "evil.example"])
             }
             #expect(rebound?.response.status == 403)

@@ -83,10 +83,17 @@ public final class WakePhraseSpotter {
         try model.validate(phoneLanguageModel: true, generalLanguageModel: false)
 
         let lexicon: PronunciationLexicon
+        // A plain `catch` and a `switch`, not a pattern in the `catch`: Swift 6.0.3 (Debian 13's swiftlang)
+        // crashes in SIL verification on a pattern catch of a typed error inside a class initialiser.
         do {
             lexicon = try PronunciationLexicon(words: Array(Set(words)), dictionary: model.dictionary, source: pronunciations)
-        } catch let SpeechRecognitionError.unknownWords(unknown, dictionary, reason) {
-            throw WakeError.unknownWords(unknown, phrase: phrase, reason: "not in \(dictionary); \(reason)")
+        } catch {
+            switch error {
+            case .unknownWords(let unknown, let dictionary, let reason):
+                throw WakeError.unknownWords(unknown, phrase: phrase, reason: "not in \(dictionary); \(reason)")
+            default:
+                throw error
+            }
         }
         guessedWords = lexicon.guessed
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Build Hark inside the Debian 13 root (scripts/trixie/root.sh makes it) with Debian's swiftlang, warnings as
+# errors, tests included (`--no-tests`: the products only); `--test` then runs `swift test` there too, and
+# `--filter X` passes a filter to it.
+# The source tree is copied to <root>/src (not bind-mounted: a bind mount of the worktree inside its own
+# .build would let `rm -rf .build` reach the sources); <root>/src/.build keeps the build between runs.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+run_tests=0
+build_tests=--build-tests
+filter=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --test) run_tests=1 ;;
+        --no-tests) build_tests= ;;
+        --filter) shift; filter=(--filter "${1:?--filter needs a pattern}") ;;
+        *) die "unknown argument '$1' (usage: build.sh [--no-tests | --test [--filter PATTERN]])" ;;
+    esac
+    shift
+done
+
+[ -f "$ROOT/.hark-packages" ] || die "no trixie root at $ROOT: run scripts/trixie/root.sh first"
+
+# Replace everything but the build directory with the worktree as it is now (uncommitted changes included).
+mkdir -p "$ROOT/src"
+find "$ROOT/src" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf --one-file-system {} +
+tar -C "$REPO" --exclude=./.build --exclude=./.git --exclude=./.swiftpm --exclude=./bench/out --exclude='./bench/.venv*' -cf - . \
+    | tar -C "$ROOT/src" -xf -
+
+enter_mounts
+start=$(date +%s)
+say "building in $ROOT with $(in_root swift --version 2>&1 | head -n 1)"
+in_root sh -c 'cd /src && exec nice -n 10 swift build $0 -Xswiftc -warnings-as-errors' "$build_tests" </dev/null
+say "build done in $(( $(date +%s) - start )) s"
+if [ "$run_tests" -eq 1 ]; then
+    # The recogniser's tests read the shared benchmark recordings (../shared/benchmarks, found by walking up from
+    # the worktree as the tests do); inside the root they look for /shared/benchmarks. Read-only, so nothing
+    # run in the root (or a rm -rf of .build while it is mounted) can change them.
+    benchmarks=
+    for dir in "$REPO/.." "$REPO/../.." "$REPO/../../.."; do
+        if [ -d "$dir/shared/benchmarks" ]; then benchmarks=$(cd "$dir/shared/benchmarks" && pwd); break; fi
+    done
+    if [ -n "$benchmarks" ]; then
+        mkdir -p "$ROOT/shared/benchmarks"
+        if ! mountpoint -q "$ROOT/shared/benchmarks"; then
+            mount --bind "$benchmarks" "$ROOT/shared/benchmarks"; MOUNTED+=("$ROOT/shared/benchmarks")
+            mount -o remount,bind,ro "$ROOT/shared/benchmarks"
+        fi
+    else
+        say "warning: no shared/benchmarks above $REPO: the tests that need the recordings will fail"
+    fi
+    start=$(date +%s)
+    in_root sh -c 'cd /src && exec nice -n 10 swift test --skip-build "$@"' sh "${filter[@]}" </dev/null
+    say "tests done in $(( $(date +%s) - start )) s"
+fi
