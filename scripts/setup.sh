@@ -8,7 +8,7 @@ PACKAGES=(
     libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us   # speech recognition (the 5prealpha API)
     libespeak-ng-dev espeak-ng-data                            # speech synthesis
     libasound2-dev                                             # ALSA capture and playback
-    libgpiod-dev                                               # GPIO light, LED and button (libgpiod v1)
+    libgpiod-dev                                               # GPIO light, LED and button (libgpiod 1.6 here, 2.x on Debian 13)
     libsndfile1-dev libspeexdsp-dev                            # audio files, resampling
     libsqlite3-dev                                             # event store
     libsodium-dev libwebsockets-dev libssl-dev libopus-dev     # server: auth, HTTP/WebSocket/TLS (certificates), room audio
