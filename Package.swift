@@ -67,14 +67,16 @@ let package = Package(
         .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer", "HarkRooms", "HarkWyoming"]),
         .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"], exclude: ["Data"]),
-        .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio"]),
-        .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore"]),
-        .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices"]),
+        .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio", "HarkTestSupport"]),
+        .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore", "HarkTestSupport"]),
+        .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices", "HarkTestSupport"]),
         // Clients that drive a real server byte by byte (HTTP/1.1, WebSocket), shared by the two server test targets.
+        // What every test target shares: `caught(_:_:)`, the thrown error as a value on Swift 6.0.3 as on 6.3.
+        .target(name: "HarkTestSupport", path: "Tests/HarkTestSupport"),
         .target(name: "HarkHTTPTestSupport", dependencies: ["HarkHTTP", "HarkCore"], path: "Tests/HarkHTTPTestSupport"),
-        .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore"]),
-        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore", "HarkRooms"]),
-        .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore"]),
+        .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore", "HarkTestSupport"]),
+        .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore", "HarkRooms", "HarkTestSupport"]),
+        .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore", "HarkTestSupport"]),
         .testTarget(name: "HarkWyomingTests", dependencies: ["HarkWyoming", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance", "HarkServer"]),

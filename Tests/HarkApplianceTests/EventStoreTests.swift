@@ -3,6 +3,7 @@ import Foundation
 import HarkCore
 import Testing
 @testable import HarkAppliance
+import HarkTestSupport
 
 /// A fresh directory under /tmp for one test, removed by `remove()`.
 struct TemporaryDirectory {

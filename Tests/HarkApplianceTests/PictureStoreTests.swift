@@ -3,6 +3,7 @@ import HarkCore
 import HarkDevices
 import Testing
 @testable import HarkAppliance
+import HarkTestSupport
 
 @Suite struct PictureStoreTests {
     static let t0 = Date(timeIntervalSince1970: 1_796_017_212.123)  // 2026-11-30T05:40:12.123Z

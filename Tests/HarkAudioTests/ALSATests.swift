@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import HarkAudio
+import HarkTestSupport
 
 /// Real alsa-lib capture and playback with no sound card: the `file` PCM plugin over a `null` slave
 /// (docs/measurements.md, "Audio without a sound card"), defined in a temporary asoundrc passed as

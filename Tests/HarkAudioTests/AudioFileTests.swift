@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import HarkAudio
+import HarkTestSupport
 
 @Suite struct AudioFileTests {
     @Test(arguments: ["wav", "flac", "raw"])

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import HarkAudio
+import HarkTestSupport
 
 /// The endpointer on real speech (the speech-to-intent benchmark's clean clips) padded with silence or
 /// with low-level noise, scaled down, with mid-sentence pauses, and on audio with no speech at all.

@@ -1,5 +1,6 @@
 import Testing
 @testable import HarkAudio
+import HarkTestSupport
 
 @Suite struct MemoryAudioTests {
     @Test func bufferedSourceHandsOutBlocksThenEnds() {

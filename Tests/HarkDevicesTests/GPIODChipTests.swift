@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HarkDevices
+import HarkTestSupport
 
 /// The libgpiod backend. This machine has no GPIO, so only the failure paths run here; the real-line tests run
 /// in the VM lane (issue 6) against gpio-sim, found by its label or named by `HARK_TEST_GPIOCHIP`.

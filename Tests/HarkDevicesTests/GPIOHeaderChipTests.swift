@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HarkDevices
+import HarkTestSupport
 
 /// Which chip an unconfigured appliance drives, decided from a list of chips as `GPIOChips.list()` gives it.
 @Suite struct GPIOHeaderChipTests {

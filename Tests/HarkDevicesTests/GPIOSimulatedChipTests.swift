@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HarkDevices
+import HarkTestSupport
 
 /// The in-memory chip: outputs, debounced inputs, and the same errors as the libgpiod chip.
 @Suite struct GPIOSimulatedChipTests {

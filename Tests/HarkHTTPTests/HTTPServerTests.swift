@@ -3,6 +3,7 @@ import HarkHTTPTestSupport
 import Synchronization
 import Testing
 @testable import HarkHTTP
+import HarkTestSupport
 
 @Suite("HTTP server lifecycle")
 struct HTTPServerTests {

@@ -5,6 +5,7 @@ import HarkCore
 import HarkHTTPTestSupport
 import Testing
 @testable import HarkHTTP
+import HarkTestSupport
 
 @Suite("TLS")
 struct TLSTests {

@@ -4,6 +4,7 @@ import HarkHTTPTestSupport
 import Synchronization
 import Testing
 @testable import HarkHTTP
+import HarkTestSupport
 
 /// Echoes every message back and records what happened, for the tests to wait on.
 final class EchoHandler: WebSocketHandler {

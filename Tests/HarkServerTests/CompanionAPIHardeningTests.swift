@@ -6,6 +6,7 @@ import HarkSpeech
 import Synchronization
 import Testing
 @testable import HarkServer
+import HarkTestSupport
 
 /// What a page on another site, a stolen token and a greedy push-to-talk client can no longer do.
 @Suite("Companion API hardening", .serialized)

@@ -4,6 +4,7 @@ import HarkRooms
 import Synchronization
 import Testing
 @testable import HarkServer
+import HarkTestSupport
 
 /// `Rooms` called directly, as the audio path will call it: speaking and level events, their rate, and the
 /// memory-only lookups.

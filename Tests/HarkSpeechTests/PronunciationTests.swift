@@ -1,6 +1,7 @@
 import Foundation
 @testable import HarkSpeech
 import Testing
+import HarkTestSupport
 
 /// Files the pronunciation tests read: Debian's en-us model and the shared benchmark workspaces.
 private enum PronunciationFixtures {

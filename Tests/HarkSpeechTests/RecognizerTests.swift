@@ -4,6 +4,7 @@ import HarkCore
 import Testing
 
 @testable import HarkSpeech
+import HarkTestSupport
 
 /// Pronounces every word with one made-up phone sequence, so grammars with out-of-dictionary words load.
 struct FixedPronunciations: PronunciationSource {

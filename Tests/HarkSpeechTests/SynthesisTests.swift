@@ -2,6 +2,7 @@ import CEspeakNG
 import HarkAudio
 @testable import HarkSpeech
 import Testing
+import HarkTestSupport
 
 /// A sink that keeps every write separately, so tests see how speech arrived, not only what.
 /// (Test-only: HarkAudio is getting a shared `RecordingSink`; this one also records chunk boundaries.)
