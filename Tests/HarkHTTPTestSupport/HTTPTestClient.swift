@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HarkCore
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,7 @@ package protocol TestByteStream: AnyObject {
 /// A blocking loopback TCP socket with a receive timeout, for driving the server byte by byte.
 package final class PlainTestStream: TestByteStream {
     package let fd: Int32
+    private let closed = Mutex(false)
 
     /// - Parameter source: the loopback address to connect from ("127.0.0.2"…; all of 127/8 is local), so
     ///   tests can be several clients.
@@ -86,10 +88,20 @@ package final class PlainTestStream: TestByteStream {
     package func abort() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        Glibc.close(fd)
+        close()
     }
 
-    package func close() { Glibc.close(fd) }
+    /// Closes the socket once, however often it is called (`abort()`, then the client's deinit). Tests run in
+    /// parallel, so a second close(2) of the same number would close whatever another test opened under it
+    /// since: a server's listening socket or libwebsockets' own descriptors (seen as "send: errno 9", "cannot
+    /// listen" and crashes inside libwebsockets, about one WebSocket suite run in five).
+    package func close() {
+        let open = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if open { Glibc.close(fd) }
+    }
 }
 
 /// A parsed HTTP/1.1 response.
