@@ -642,7 +642,7 @@ def main():
     with open(os.path.join(OUT, "report.md"), "w") as f:
         f.write(text)
     print(text)
-    log(f"done in {results['elapsed_s']} s; bench/out/server/server.json, report.md")
+    log(f"done in {results['elapsed_s']} s; bench/out/server/server.json, bench/out/server/report.md")
     return 0
 
 

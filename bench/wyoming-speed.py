@@ -12,7 +12,7 @@ the latency from audio-stop to the transcript (the whole utterance is decoded th
 command acceptance scored by its own score.py.
 Text to speech: time from `synthesize` to the first audio-chunk, and streaming: from the synthesize-chunk that
 completes the first sentence to its first audio-chunk.
-Writes bench/out/wyoming/{results.jsonl,report.md}. Needs .build/wyoming-venv (scripts/wyoming-test.sh).
+Writes bench/out/wyoming/results.jsonl and bench/out/wyoming/report.md. Needs .build/wyoming-venv (scripts/wyoming-test.sh).
 """
 import argparse
 import asyncio
