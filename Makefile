@@ -80,11 +80,14 @@ deb: setup
 	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie --root $(ARM64_ROOT))
 	bash scripts/deb/lint.sh .build/deb/hark_*.deb
 
-## deb-test: `make deb`, then the Debian 12 package's Depends against ldd on this host, and the Debian 13 package
-##           installed in an overlay of the trixie root, run as the user hark and purged (scripts/deb/test.sh)
+## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, and each
+##           package installed in an overlay of a root (a minimal bookworm root made once, the trixie root), run
+##           as the user hark and purged without a trace (scripts/deb/test.sh)
 deb-test: deb
 	bash scripts/deb/check-depends.sh .build/deb/hark_$$(sed -n 's/^ *static let version = "\(.*\)".*/\1/p' Sources/HarkCLI/HarkMain.swift)+deb12_amd64.deb /
-	bash scripts/deb/test.sh </dev/null
+	bash scripts/deb/bookworm-root.sh </dev/null
+	bash scripts/deb/test.sh --distro bookworm </dev/null
+	bash scripts/deb/test.sh --distro trixie </dev/null
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which). Standard input from

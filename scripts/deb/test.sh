@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The Debian 13 package's install test (docs/packaging.md), in an overlayfs view of the cached trixie root (upper
-# directory .build/deb/install-test, emptied first), so every run starts from the same root and the root itself
+# A package's install test (docs/packaging.md): the Debian 13 one in an overlayfs view of the cached trixie root,
+# the Debian 12 one in one of a minimal bookworm root (scripts/deb/bookworm-root.sh); the upper directory,
+# .build/deb/install-test-<distro>, is emptied first, so every run starts from the same root and the root itself
 # is never changed:
-#   1. lean: purge swiftlang, every -dev package and the data packages hark needs, so only Depends: can bring
-#      back what hark needs; apt-get update (with retries)
+#   1. trixie: purge swiftlang, every -dev package and the data packages hark needs, so only Depends: can bring
+#      back what hark needs (the bookworm root is minbase already); apt-get update (with retries)
 #   2. `apt-get satisfy` the package's Depends: (from the Debian 13 mirror), then snapshot the root's files
 #   3. `apt-get install ./hark_*.deb`; check the user, groups, /var/lib/hark, the conffile, and Depends against
 #      ldd (check-depends.sh)
@@ -11,19 +12,29 @@
 #      `hark run` with /etc/hark/hark.json, `hark say` to a WAV and `hark recognize` of it
 #   5. `apt-get purge hark`: the snapshot again must be identical (no file left or changed, no user hark,
 #      no /var/lib/hark)
-# Usage: test.sh [DEB]   (default: .build/deb/hark_*+deb13_amd64.deb); needs root (mount, chroot)
+# Usage: test.sh [--distro trixie|bookworm] [DEB]   (default: trixie, the newest .build/deb/hark_*+deb13_amd64.deb)
+# Needs root (mount, chroot).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$DEB_REPO/scripts/trixie/lib.sh"
 
+distro=trixie
+if [ "${1:-}" = --distro ]; then distro=${2:?--distro needs trixie or bookworm}; shift 2; fi
+case $distro in
+    trixie) tag=deb13; unit=/usr/lib/systemd/system/hark.service
+        [ -f "$ROOT/.hark-packages" ] || deb_die "no trixie root at $ROOT: run scripts/trixie/root.sh first" ;;
+    bookworm) tag=deb12; unit=/lib/systemd/system/hark.service
+        ROOT=${BOOKWORM_ROOT:-$DEB_REPO/.build/deb/bookworm-root}
+        [ -f "$ROOT/.hark-base" ] || deb_die "no bookworm root at $ROOT: run scripts/deb/bookworm-root.sh first" ;;
+    *) deb_die "--distro must be trixie or bookworm (got '$distro')" ;;
+esac
 deb=${1:-}
 if [ -z "$deb" ]; then
-    deb=$(ls -t "$DEB_REPO"/.build/deb/hark_*+deb13_"$ARCH".deb 2>/dev/null | head -n 1)
-    [ -n "$deb" ] || deb_die "no .build/deb/hark_*+deb13_$ARCH.deb: run 'make deb' first"
+    deb=$(ls -t "$DEB_REPO"/.build/deb/hark_*+"$tag"_"$ARCH".deb 2>/dev/null | head -n 1)
+    [ -n "$deb" ] || deb_die "no .build/deb/hark_*+${tag}_$ARCH.deb: run 'make deb' first"
 fi
 [ -f "$deb" ] || deb_die "'$deb' does not exist"
 deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
-[ -f "$ROOT/.hark-packages" ] || deb_die "no trixie root at $ROOT: run scripts/trixie/root.sh first"
 version=$(dpkg-deb -f "$deb" Version)
 upstream=${version%%+*}
 
@@ -33,8 +44,8 @@ fail() { deb_die "install test: $*"; }
 
 cleanup() { leave_mounts; overlays_down; }
 trap cleanup EXIT INT TERM
-overlay_up "$ROOT" "$DEB_REPO/.build/deb/install-test" fresh
-ROOT=$DEB_REPO/.build/deb/install-test/merged
+overlay_up "$ROOT" "$DEB_REPO/.build/deb/install-test-$distro" fresh
+ROOT=$DEB_REPO/.build/deb/install-test-$distro/merged
 enter_mounts
 trap cleanup EXIT INT TERM
 
@@ -52,15 +63,17 @@ apt_retry() {
 as_hark() { in_root setpriv --reuid=hark --regid=hark --init-groups --reset-env "$@"; }
 
 step "1. lean root: purging the toolchain, the -dev packages and hark's data packages"
-lean=$(in_root dpkg-query -W -f='${Package}\n' | grep -E -- '-dev$|^swiftlang$|^libswiftlang$|^pkg-config$|^pocketsphinx-en-us$|^wamerican-small$|^espeak-ng-data$' || true)
-in_root "${APT[@]}" purge $lean >"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "purging the build packages failed (.build/deb/apt.log)"
-in_root "${APT[@]}" autoremove --purge >>"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "autoremove failed (.build/deb/apt.log)"
-for p in libswiftlang pocketsphinx-en-us wamerican-small; do
-    if in_root dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -q '^installed'; then fail "$p is still installed in the lean root"; fi
-done
+if [ "$distro" = trixie ]; then
+    lean=$(in_root dpkg-query -W -f='${Package}\n' | grep -E -- '-dev$|^swiftlang$|^libswiftlang$|^pkg-config$|^pocketsphinx-en-us$|^wamerican-small$|^espeak-ng-data$' || true)
+    in_root "${APT[@]}" purge $lean >"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "purging the build packages failed (.build/deb/apt.log)"
+    in_root "${APT[@]}" autoremove --purge >>"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "autoremove failed (.build/deb/apt.log)"
+    for p in libswiftlang pocketsphinx-en-us wamerican-small; do
+        if in_root dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -q '^installed'; then fail "$p is still installed in the lean root"; fi
+    done
+fi
 apt_retry update
 
-step "2. apt-get satisfy the package's Depends from the Debian 13 mirror"
+step "2. apt-get satisfy the package's Depends from the $distro mirror"
 apt_retry satisfy "$(dpkg-deb -f "$deb" Depends)"
 
 # Every path outside the volatile places, and the content of every file in /etc (passwd, group, shadow...).
@@ -83,7 +96,7 @@ groups=$(in_root id -nG hark)
 for g in hark audio video; do [[ " $groups " == *" $g "* ]] || fail "hark is not in group $g (groups: $groups)"; done
 if in_root getent group gpio >/dev/null; then [[ " $groups " == *" gpio "* ]] || fail "hark is not in group gpio"; fi
 [ "$(in_root stat -c '%U:%G %a' /var/lib/hark)" = "hark:hark 750" ] || fail "/var/lib/hark is not hark:hark 750"
-[ -f "$ROOT/usr/lib/systemd/system/hark.service" ] || fail "no /usr/lib/systemd/system/hark.service"
+[ -f "$ROOT$unit" ] || fail "no $unit"
 bash "$DEB_REPO/scripts/deb/check-depends.sh" "$deb" "$ROOT"
 
 step "4. hark as the user hark"
@@ -103,6 +116,7 @@ out=$(as_hark sh -c 'cd /tmp && hark say --output /tmp/on.wav "turn on the light
     || fail "hark say / recognize failed: $out"
 grep -q 'on.wav: "turn on the light"' <<<"$out" && grep -q '#OnLight' <<<"$out" && grep -q '^  accepted' <<<"$out" \
     || fail "the WAV was not recognised as #OnLight: $out"
+deb_say "  as hark: $(as_hark hark --version | tr '\n' ' ')| devices: simulated light | typed turns: 'Light is on', 'The light is on.' | $(grep 'on.wav:' <<<"$out") $(grep -o '#OnLight [0-9.]*' <<<"$out")"
 
 step "5. apt-get purge hark"
 in_root "${APT[@]}" purge hark >"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "purge failed (.build/deb/apt.log)"
