@@ -35,6 +35,7 @@ test: build check-intents
 	$(MAKE) wyoming-test
 	$(MAKE) hwtest
 	$(MAKE) trixie-test
+	$(MAKE) trixie-hwtest
 	$(MAKE) deb-test
 
 ## browser-test: the web page in Debian's chromium driven by Playwright, against `hark serve` (installs chromium
@@ -88,6 +89,12 @@ deb-test: deb
 	bash scripts/deb/bookworm-root.sh </dev/null
 	bash scripts/deb/test.sh --distro bookworm </dev/null
 	bash scripts/deb/test.sh --distro trixie </dev/null
+
+## trixie-hwtest: the hardware lane's GPIO (libgpiod 2), ALSA and V4L2 checks built in the trixie root and run in
+##                `make hwtest`'s VM with the root's libraries and data (needs both; scripts/trixie/hwlane.sh)
+.PHONY: trixie-hwtest
+trixie-hwtest:
+	bash scripts/trixie/hwlane.sh </dev/null
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which). Standard input from

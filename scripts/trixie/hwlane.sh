@@ -3,11 +3,13 @@
 # trixie root and booted in the same VM as `make hwtest` (Debian 12's kernel, gpio-sim), with the root's shared
 # libraries in place of this host's, so the libgpiod v2 side of CGPIOD/shim.h drives real kernel lines.
 # Needs a previous `make hwtest` (its kernel, modules and initramfs stage under .build/hwlane) and the root.
-# Usage: scripts/trixie/hwlane.sh [--only gpio.]   (default: the GPIO checks)
+# The ALSA and V4L2 checks run with the root's alsa-lib configuration and eSpeak NG data too (trixie's eSpeak NG
+# 1.52 reads its own data format), so every backend is the Debian 13 one.
+# Usage: scripts/trixie/hwlane.sh [--only NAMES]   (default: gpio.,alsa.,camera.: every check but appliance.loop)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-only=gpio.
+only=gpio.,alsa.,camera.
 case "${1:-}" in
     --only) only=${2:?--only needs check names such as gpio.} ;;
     "") ;;
@@ -38,6 +40,15 @@ for lib in $(in_root ldd /src/.build/release/hark-hwcheck | grep -o '/[^ ]*'); d
     mkdir -p "$WORK/stage$(dirname "$lib")"
     rm -f "$WORK/stage$lib"
     cp -L "$ROOT$lib" "$WORK/stage$lib"
+done
+# Data read by the libraries: alsa-lib's configuration and eSpeak NG's data (English only, as run.sh stages
+# them) from the root, in place of the host's.
+rm -rf "$WORK/stage/usr/share/alsa" && cp -a "$ROOT/usr/share/alsa" "$WORK/stage/usr/share/alsa"
+ESPEAK=/usr/lib/x86_64-linux-gnu/espeak-ng-data
+rm -rf "$WORK/stage$ESPEAK" && mkdir -p "$WORK/stage$ESPEAK"
+for f in "$ROOT$ESPEAK"/*; do
+    case $(basename "$f") in *_dict) [ "$(basename "$f")" = en_dict ] || continue ;; esac
+    cp -a "$f" "$WORK/stage$ESPEAK/"
 done
 INITRD=$WORK/initramfs.cpio.gz
 (cd "$WORK/stage" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1 > "$INITRD")
