@@ -33,7 +33,7 @@ for soname in $(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); 
     real=$(run readlink -f "$path")
     package=
     for p in "$path" "$real" "/usr$path" "/usr$real" "${path#/usr}" "${real#/usr}"; do
-        if package=$(run dpkg -S "$p" 2>/dev/null | head -n 1 | sed 's/:.*//; s/,.*//') && [ -n "$package" ]; then break; fi
+        if package=$(run dpkg -S "$p" 2>/dev/null | grep -v "^diversion by" | head -n 1 | sed 's/:.*//; s/,.*//') && [ -n "$package" ]; then break; fi
     done
     [ -n "$package" ] || deb_die "no package in '${root:-/}' owns $path ($soname)"
     found+=("$package")

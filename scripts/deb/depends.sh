@@ -36,10 +36,9 @@ owner() {
     local path=$1 alt out
     case $path in /usr/lib/*) alt=${path#/usr} ;; /lib/*) alt=/usr$path ;; *) alt= ;; esac
     for p in "$path" $alt; do
-        if out=$(dpkg --root="$root/" -S "$p" 2>/dev/null); then
-            printf '%s\n' "$out" | head -n 1 | sed 's/:.*//; s/,.*//'
-            return 0
-        fi
+        # dpkg -S also prints "diversion by libc6 from: …" lines (trixie's /lib64 loader): not owners.
+        out=$(dpkg --root="$root/" -S "$p" 2>/dev/null | grep -v '^diversion by' | head -n 1 | sed 's/:.*//; s/,.*//') || true
+        if [ -n "$out" ]; then echo "$out"; return 0; fi
     done
     return 1
 }

@@ -37,8 +37,7 @@ enter_mounts
 start=$(date +%s)
 say "building in $ROOT with $(in_root swift --version 2>&1 | head -n 1)"
 if [ "$release" = static ]; then
-    in_root sh -c 'cd /src && exec nice -n 10 swift build -c release --static-swift-stdlib --disable-local-rpath \
-        -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xswiftc -warnings-as-errors --product hark' </dev/null
+    in_root sh -c "cd /src && exec nice -n 10 swift build $RELEASE_FLAGS --product hark" </dev/null
 elif [ "$release" = dynamic ]; then
     in_root sh -c 'cd /src && exec nice -n 10 swift build -c release -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
         -Xswiftc -warnings-as-errors --product hark' </dev/null

@@ -24,14 +24,15 @@ VMLINUZ=$(ls "$HWLANE"/kernel/*/boot/vmlinuz-* 2>/dev/null | head -n 1)
 [ -n "$VMLINUZ" ] || die "no kernel under $HWLANE/kernel: run 'make hwtest ONLY=gpio.' once first"
 [ -f "$ROOT/.hark-packages" ] || die "no trixie root at $ROOT: run scripts/trixie/root.sh first"
 
-# The checks, built in the root (build.sh's copy of the worktree must be current: it runs it first).
-bash "$(dirname "$0")/build.sh" --no-tests
+# The checks, built in the root with the .deb's release flags (as the host lane builds them, Swift's runtime linked
+# in), so they share the compiled modules of build.sh --release, which copies the worktree there first.
+bash "$(dirname "$0")/build.sh" --release
 enter_mounts
-say "swift build -c release --product hark-hwcheck in the root"
-in_root sh -c 'cd /src && exec nice -n 10 swift build -c release -Xswiftc -warnings-as-errors --product hark-hwcheck' </dev/null
+say "swift build $RELEASE_FLAGS --product hark-hwcheck in the root"
+in_root sh -c "cd /src && exec nice -n 10 swift build $RELEASE_FLAGS --product hark-hwcheck" </dev/null
 
 # The host's stage with the trixie binary and every shared object it needs taken from the root (glibc 2.41,
-# libgpiod 2.2.1, the Swift 6.0.3 runtime); busybox keeps working on the newer glibc.
+# libgpiod 2.2.1, alsa-lib 1.2.14, …; the Swift 6.0.3 runtime is linked in); busybox keeps working on the newer glibc.
 WORK=$REPO/.build/trixie-hwlane
 rm -rf "$WORK" && mkdir -p "$WORK"
 cp -a "$STAGE" "$WORK/stage"
