@@ -78,7 +78,7 @@ deb: setup
 	bash scripts/trixie/root.sh </dev/null
 	bash scripts/deb/trixie-binary.sh $(if $(DEB_OVERLAY),--overlay) </dev/null
 	bash scripts/deb/build.sh --binary .build/deb/bin/hark-trixie-amd64 --distro trixie
-	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie --root $(ARM64_ROOT))
+	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie $(if $(ARM64_ROOT),--root $(ARM64_ROOT)))
 	bash scripts/deb/lint.sh .build/deb/hark_*.deb
 
 ## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, and each
