@@ -75,7 +75,6 @@ DEB_SWIFT_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlin
 deb: setup
 	$(SWIFT) build -c release $(DEB_SWIFT_FLAGS) $(STRICT) --product hark </dev/null
 	bash scripts/deb/build.sh --binary .build/release/hark --distro bookworm
-	bash scripts/trixie/root.sh </dev/null
 	bash scripts/deb/trixie-binary.sh $(if $(DEB_OVERLAY),--overlay) </dev/null
 	bash scripts/deb/build.sh --binary .build/deb/bin/hark-trixie-amd64 --distro trixie
 	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie $(if $(ARM64_ROOT),--root $(ARM64_ROOT)))

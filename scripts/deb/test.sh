@@ -62,14 +62,20 @@ apt_retry() {
 }
 as_hark() { in_root setpriv --reuid=hark --regid=hark --init-groups --reset-env "$@"; }
 
-step "1. lean root: purging the toolchain, the -dev packages and hark's data packages"
 if [ "$distro" = trixie ]; then
+    step "1. lean root: purging the toolchain, the -dev packages and hark's data packages"
     lean=$(in_root dpkg-query -W -f='${Package}\n' | grep -E -- '-dev$|^swiftlang$|^libswiftlang$|^pkg-config$|^pocketsphinx-en-us$|^wamerican-small$|^espeak-ng-data$' || true)
     in_root "${APT[@]}" purge $lean >"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "purging the build packages failed (.build/deb/apt.log)"
     in_root "${APT[@]}" autoremove --purge >>"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "autoremove failed (.build/deb/apt.log)"
     for p in libswiftlang pocketsphinx-en-us wamerican-small; do
         if in_root dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -q '^installed'; then fail "$p is still installed in the lean root"; fi
     done
+else
+    step "1. the minimal bookworm root, with bookworm-updates and bookworm-security as an installed Debian 12 has"
+    # The host's libraries (whose versions the computed Depends may name) come from those suites too.
+    mirror=${BOOKWORM_MIRROR:-http://deb.debian.org/debian}
+    printf '%s\n' "deb $mirror bookworm main" "deb $mirror bookworm-updates main" \
+        "deb ${BOOKWORM_SECURITY:-http://deb.debian.org/debian-security} bookworm-security main" >"$ROOT/etc/apt/sources.list"
 fi
 apt_retry update
 
