@@ -84,6 +84,14 @@ chmod 0644 "$stage/etc/hark/hark.json"
 install -m 0644 "$REPO/packaging/hark.service" "$stage/$unit_dir/hark.service"
 
 install -m 0644 "$REPO/packaging/copyright" "$stage/usr/share/doc/hark/copyright"
+# The man page names every command the binary has (each Command's `static let name`), so it cannot fall behind.
+for name in $(grep -h 'static let name = "' "$REPO"/Sources/HarkCLI/*.swift | sed 's/.*"\(.*\)".*/\1/'); do
+    grep -Eq "^\.BR? (.*[ \"])?$name([ \",]|\$)" "$REPO/packaging/hark.1" \
+        || die "packaging/hark.1 does not describe the command '$name' (under COMMANDS)"
+done
+mkdir -p "$stage/usr/share/man/man1"
+gzip -9n <"$REPO/packaging/hark.1" >"$stage/usr/share/man/man1/hark.1.gz"
+chmod 0644 "$stage/usr/share/man/man1/hark.1.gz"
 gzip -9n <"$REPO/README.md" >"$stage/usr/share/doc/hark/README.md.gz"
 {
     echo "hark ($version) $distro; urgency=medium"
