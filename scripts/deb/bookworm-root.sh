@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Make (once) a minimal Debian 12 root, .build/deb/bookworm-root (debootstrap --variant=minbase, ~2 min), in which
+# Make (once) a minimal Debian 12 root, .build/deb/bookworm-root (debootstrap --variant=minbase, ~1 min), in which
 # scripts/deb/test.sh installs the Debian 12 package: never on this host, whose packages the test must not change.
 # Cached by a stamp; nothing is installed in it beyond minbase (the tests install into overlays of it).
 set -euo pipefail

@@ -42,12 +42,15 @@ start=$(date +%s)
 step() { deb_say "[$(( $(date +%s) - start )) s] $*"; }
 fail() { deb_die "install test: $*"; }
 
+# Unmount on every exit; an interrupt ends the script (a trap alone would let it carry on).
 cleanup() { leave_mounts; overlays_down; }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 overlay_up "$ROOT" "$DEB_REPO/.build/deb/install-test-$distro" fresh
 ROOT=$DEB_REPO/.build/deb/install-test-$distro/merged
 enter_mounts
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 APT=(apt-get -q -o Acquire::Retries=5 -o DPkg::Lock::Timeout=600 -y --no-install-recommends)
 # A network hiccup should not fail the lane: each apt step that downloads is tried three times.

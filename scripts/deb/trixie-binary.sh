@@ -17,7 +17,8 @@ root=${TRIXIE_ROOT:-$DEB_REPO/.build/trixie-$arch}
 [ -f "$root/.hark-packages" ] || deb_die "no trixie root at $root: run scripts/trixie/root.sh (make trixie-test) first"
 
 if [ $overlay -eq 1 ]; then
-    trap overlays_down EXIT INT TERM
+    trap overlays_down EXIT
+    trap 'exit 130' INT TERM
     overlay_up "$root" "$DEB_REPO/.build/deb/trixie-build" keep
     root=$DEB_REPO/.build/deb/trixie-build/merged
     # Whatever TRIXIE_PACKAGES has that the shared root lacks goes into the overlay (root.sh: apt only, cached).
