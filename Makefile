@@ -34,6 +34,9 @@ test: build check-intents
 	$(MAKE) browser-test
 	$(MAKE) wyoming-test
 	$(MAKE) hwtest
+	$(MAKE) trixie-test
+	$(MAKE) trixie-hwtest
+	$(MAKE) deb-test
 
 ## browser-test: the web page in Debian's chromium driven by Playwright, against `hark serve` (installs chromium
 ##               and a Playwright venv under .build/ the first time; screenshots in .build/browser-artifacts/)
@@ -53,11 +56,44 @@ hwtest:
 
 ## trixie-test: Debian 13 lane: a cached trixie root (debootstrap, Debian's swiftlang 6.0.3 and -dev packages)
 ##              under .build/trixie-amd64, then the build with tests and `swift test` in it; needs root (chroot).
-##              Not part of `make test`; timings in docs/debian13.md
+##              Part of `make test`; timings in docs/debian13.md
 .PHONY: trixie-test
 trixie-test:
 	bash scripts/trixie/root.sh </dev/null
 	bash scripts/trixie/build.sh --test </dev/null
+
+## deb: the installable packages (docs/packaging.md) in .build/deb: hark_<v>+deb12_amd64.deb from this host's
+##      release build (Swift runtime linked in), hark_<v>+deb13_amd64.deb built in the trixie root with Debian's
+##      swiftlang; ARM64_BINARY=path ARM64_ROOT=dir also packages an arm64 binary built elsewhere for Debian 13
+##      (ARM64_ROOT: the arm64 trixie root it was built in, whose dpkg database names the libraries' packages).
+##      DEB_OVERLAY=1 builds the trixie binary in an overlay of TRIXIE_ROOT (a shared root stays untouched).
+##      Every package must pass lintian without errors.  Needs root (chroot).
+.PHONY: deb deb-test
+# The Swift runtime linked in (no swift.org library outside Debian's packages), no RUNPATH (SwiftPM's $ORIGIN:
+# lintian's custom-library-search-path), full RELRO and BIND_NOW (lintian's hardening checks).
+DEB_SWIFT_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+deb: setup
+	$(SWIFT) build -c release $(DEB_SWIFT_FLAGS) $(STRICT) --product hark </dev/null
+	bash scripts/deb/build.sh --binary .build/release/hark --distro bookworm
+	bash scripts/deb/trixie-binary.sh $(if $(DEB_OVERLAY),--overlay) </dev/null
+	bash scripts/deb/build.sh --binary .build/deb/bin/hark-trixie-amd64 --distro trixie
+	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie $(if $(ARM64_ROOT),--root $(ARM64_ROOT)))
+	bash scripts/deb/lint.sh .build/deb/hark_*.deb
+
+## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, and each
+##           package installed in an overlay of a root (a minimal bookworm root made once, the trixie root), run
+##           as the user hark and purged without a trace (scripts/deb/test.sh)
+deb-test: deb
+	bash scripts/deb/check-depends.sh .build/deb/hark_$$(sed -n 's/^ *static let version = "\(.*\)".*/\1/p' Sources/HarkCLI/HarkMain.swift)+deb12_amd64.deb /
+	bash scripts/deb/bookworm-root.sh </dev/null
+	bash scripts/deb/test.sh --distro bookworm </dev/null
+	bash scripts/deb/test.sh --distro trixie </dev/null
+
+## trixie-hwtest: the hardware lane's GPIO (libgpiod 2), ALSA and V4L2 checks built in the trixie root and run in
+##                `make hwtest`'s VM with the root's libraries and data (needs both; scripts/trixie/hwlane.sh)
+.PHONY: trixie-hwtest
+trixie-hwtest:
+	bash scripts/trixie/hwlane.sh </dev/null
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which). Standard input from

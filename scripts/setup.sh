@@ -17,6 +17,7 @@ PACKAGES=(
     flite                                                      # a second synthetic voice for wake-phrase and rejection tests
     chromium python3-venv                                      # the web page's browser test (Playwright from PyPI drives chromium)
     pkg-config                                                 # SwiftPM finds the C libraries through it
+    debootstrap rsync lintian                                  # the Debian 13 lane's root and copy of the tree, the .deb checks (docs/packaging.md)
 )
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]; }

@@ -23,19 +23,10 @@ enum Output {
     }
 }
 
-/// The default workspace, `Intents/home.json`, found relative to the working directory or the executable.
+/// The default workspace, `Intents/home.json`, found where the other shipped files are (`SpeechCLI.repositoryFile`:
+/// the working directory, the checkout above the executable, or `/usr/share/hark` when installed).
 func defaultWorkspacePath() -> String {
-    let fm = FileManager.default
-    let cwd = fm.currentDirectoryPath + "/Intents/home.json"
-    if fm.fileExists(atPath: cwd) { return cwd }
-    // .build/<config>/hark → repository root
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = dir.appendingPathComponent("Intents/home.json").path
-        if fm.fileExists(atPath: candidate) { return candidate }
-        dir = dir.deletingLastPathComponent()
-    }
-    return "Intents/home.json"
+    SpeechCLI.repositoryFile("Intents/home.json")?.path ?? "Intents/home.json"
 }
 
 /// Loads a workspace, printing its warnings to stderr; a bad workspace becomes a data error (exit 65).

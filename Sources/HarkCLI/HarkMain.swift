@@ -3,6 +3,9 @@ import HarkCore
 
 @main
 struct HarkMain {
+    /// The release, printed by `hark --version`; scripts/deb/build.sh reads it from this line for the package's version.
+    static let version = "0.15.0"
+
     static let commands: [any Command.Type] = [
         RunCommand.self,
         ServeCommand.self,
@@ -30,6 +33,7 @@ struct HarkMain {
         \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
 
         Run `hark <command> --help` for a command's options. The workspace defaults to Intents/home.json.
+        `hark --version` prints the release and where the shipped files (Intents/, Models/, web/) were found.
         """
 
     static func main() {
@@ -40,6 +44,14 @@ struct HarkMain {
         }
         if first == "--help" || first == "-h" || first == "help" {
             print(overview)
+            exit(0)
+        }
+        if first == "--version" {
+            // The second line shows the shipped-file lookup at work: a checkout, or /usr/share/hark when installed.
+            let searched = SpeechCLI.searchDirectories().map(\.path).joined(separator: ", ")
+            let shipped = SpeechCLI.repositoryFile("Intents/home.json")?.deletingLastPathComponent().deletingLastPathComponent().path
+            print("hark \(version)")
+            print("shipped files: " + (shipped ?? "not found (looked in \(searched))"))
             exit(0)
         }
         guard let command = commands.first(where: { $0.name == first }) else {

@@ -29,14 +29,35 @@ enum SpeechCLI {
     /// `Models/NAME` under the working directory or the executable's repository, if there is one.
     static func modelsFile(_ name: String) -> URL? { repositoryFile("Models/\(name)") }
 
-    /// A file shipped in the repository (`Models/…`, `web/`, `docs/openapi.json`): under the working
-    /// directory, or up to four levels above the executable (`.build/<config>/hark`).
+    /// A file shipped with Hark (`Intents/…`, `Models/…`, `web/`, `docs/openapi.json`), looked for in order:
+    /// under the working directory; up to four levels above the executable (a checkout's `.build/<config>/hark`);
+    /// then in `<prefix>/share/hark` for an executable in `<prefix>/bin` (the .deb's `/usr/bin/hark` reads
+    /// `/usr/share/hark`, docs/packaging.md). The executable is `/proc/self/exe`, not `argv[0]`, which is a bare
+    /// `hark` when it was found on `PATH`.
     static func repositoryFile(_ relative: String) -> URL? {
         let fm = FileManager.default
+        return searchDirectories().map { $0.appendingPathComponent(relative) }.first { fm.fileExists(atPath: $0.path) }
+    }
+
+    /// The directories `repositoryFile` looks in, in order.
+    static func searchDirectories() -> [URL] {
+        let fm = FileManager.default
         var dirs = [URL(fileURLWithPath: fm.currentDirectoryPath)]
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let binary = executable().deletingLastPathComponent()
+        var dir = binary
         for _ in 0..<4 { dirs.append(dir); dir = dir.deletingLastPathComponent() }
-        return dirs.map { $0.appendingPathComponent(relative) }.first { fm.fileExists(atPath: $0.path) }
+        if binary.lastPathComponent == "bin" {
+            dirs.append(binary.deletingLastPathComponent().appendingPathComponent("share/hark"))
+        }
+        return dirs
+    }
+
+    /// The running executable with symbolic links resolved: `/proc/self/exe` on Linux, else `argv[0]`.
+    static func executable() -> URL {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), target.hasPrefix("/") {
+            return URL(fileURLWithPath: target)
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     }
 
     /// The wake-phrase spotter `hark run` listens with: settings from the configuration's `wake.settings`, else

@@ -1,37 +1,51 @@
 #!/usr/bin/env bash
 # Build Hark inside the Debian 13 root (scripts/trixie/root.sh makes it) with Debian's swiftlang, warnings as
 # errors, tests included (`--no-tests`: the products only); `--test` then runs `swift test` there too, and
-# `--filter X` passes a filter to it.
+# `--filter X` passes a filter to it. `--release` builds only the optimised `hark` for the .deb (scripts/deb/,
+# docs/packaging.md): Swift's runtime linked in, no RUNPATH, full RELRO; `--release-dynamic` the same linked to
+# Debian's libswiftlang instead (its RUNPATH is /usr/libexec/swift/lib/swift/linux).
 # The source tree is copied to <root>/src (not bind-mounted: a bind mount of the worktree inside its own
 # .build would let `rm -rf .build` reach the sources); <root>/src/.build keeps the build between runs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 run_tests=0
+release=
 build_tests=--build-tests
 filter=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --test) run_tests=1 ;;
         --no-tests) build_tests= ;;
+        --release) release=static ;;
+        --release-dynamic) release=dynamic ;;
         --filter) shift; filter=(--filter "${1:?--filter needs a pattern}") ;;
-        *) die "unknown argument '$1' (usage: build.sh [--no-tests | --test [--filter PATTERN]])" ;;
+        *) die "unknown argument '$1' (usage: build.sh [--no-tests | --release | --release-dynamic | --test [--filter PATTERN]])" ;;
     esac
     shift
 done
 
 [ -f "$ROOT/.hark-packages" ] || die "no trixie root at $ROOT: run scripts/trixie/root.sh first"
 
-# Replace everything but the build directory with the worktree as it is now (uncommitted changes included).
+# Make everything but the build directory the worktree as it is now (uncommitted changes included). rsync
+# rewrites only files that changed: a file written again, even unchanged, has a new inode, and SwiftPM's build
+# system then recompiles its whole module, which in a release build is every module, minutes, on each call.
+command -v rsync >/dev/null || die "rsync is not installed (scripts/setup.sh installs it)"
 mkdir -p "$ROOT/src"
-find "$ROOT/src" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf --one-file-system {} +
-tar -C "$REPO" --exclude=./.build --exclude=./.git --exclude=./.swiftpm --exclude=./bench/out --exclude='./bench/.venv*' -cf - . \
-    | tar -C "$ROOT/src" -xf -
+rsync -a --delete --exclude=/.build --exclude=/.git --exclude=/.swiftpm --exclude=/bench/out --exclude='/bench/.venv*' \
+    "$REPO/" "$ROOT/src/"
 
 enter_mounts
 start=$(date +%s)
 say "building in $ROOT with $(in_root swift --version 2>&1 | head -n 1)"
-in_root sh -c 'cd /src && exec nice -n 10 swift build $0 -Xswiftc -warnings-as-errors' "$build_tests" </dev/null
+if [ "$release" = static ]; then
+    in_root sh -c "cd /src && exec nice -n 10 swift build $RELEASE_FLAGS --product hark" </dev/null
+elif [ "$release" = dynamic ]; then
+    in_root sh -c 'cd /src && exec nice -n 10 swift build -c release -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
+        -Xswiftc -warnings-as-errors --product hark' </dev/null
+else
+    in_root sh -c 'cd /src && exec nice -n 10 swift build $0 -Xswiftc -warnings-as-errors' "$build_tests" </dev/null
+fi
 say "build done in $(( $(date +%s) - start )) s"
 if [ "$run_tests" -eq 1 ]; then
     # The recogniser's tests read the shared benchmark recordings (../shared/benchmarks, found by walking up from

@@ -3,11 +3,13 @@
 # trixie root and booted in the same VM as `make hwtest` (Debian 12's kernel, gpio-sim), with the root's shared
 # libraries in place of this host's, so the libgpiod v2 side of CGPIOD/shim.h drives real kernel lines.
 # Needs a previous `make hwtest` (its kernel, modules and initramfs stage under .build/hwlane) and the root.
-# Usage: scripts/trixie/hwlane.sh [--only gpio.]   (default: the GPIO checks)
+# The ALSA and V4L2 checks run with the root's alsa-lib configuration and eSpeak NG data too (trixie's eSpeak NG
+# 1.52 reads its own data format), so every backend is the Debian 13 one.
+# Usage: scripts/trixie/hwlane.sh [--only NAMES]   (default: gpio.,alsa.,camera.: every check but appliance.loop)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-only=gpio.
+only=gpio.,alsa.,camera.
 case "${1:-}" in
     --only) only=${2:?--only needs check names such as gpio.} ;;
     "") ;;
@@ -22,14 +24,15 @@ VMLINUZ=$(ls "$HWLANE"/kernel/*/boot/vmlinuz-* 2>/dev/null | head -n 1)
 [ -n "$VMLINUZ" ] || die "no kernel under $HWLANE/kernel: run 'make hwtest ONLY=gpio.' once first"
 [ -f "$ROOT/.hark-packages" ] || die "no trixie root at $ROOT: run scripts/trixie/root.sh first"
 
-# The checks, built in the root (build.sh's copy of the worktree must be current: it runs it first).
-bash "$(dirname "$0")/build.sh" --no-tests
+# The checks, built in the root with the .deb's release flags (as the host lane builds them, Swift's runtime linked
+# in), so they share the compiled modules of build.sh --release, which copies the worktree there first.
+bash "$(dirname "$0")/build.sh" --release
 enter_mounts
-say "swift build -c release --product hark-hwcheck in the root"
-in_root sh -c 'cd /src && exec nice -n 10 swift build -c release -Xswiftc -warnings-as-errors --product hark-hwcheck' </dev/null
+say "swift build $RELEASE_FLAGS --product hark-hwcheck in the root"
+in_root sh -c "cd /src && exec nice -n 10 swift build $RELEASE_FLAGS --product hark-hwcheck" </dev/null
 
 # The host's stage with the trixie binary and every shared object it needs taken from the root (glibc 2.41,
-# libgpiod 2.2.1, the Swift 6.0.3 runtime); busybox keeps working on the newer glibc.
+# libgpiod 2.2.1, alsa-lib 1.2.14, …; the Swift 6.0.3 runtime is linked in); busybox keeps working on the newer glibc.
 WORK=$REPO/.build/trixie-hwlane
 rm -rf "$WORK" && mkdir -p "$WORK"
 cp -a "$STAGE" "$WORK/stage"
@@ -38,6 +41,15 @@ for lib in $(in_root ldd /src/.build/release/hark-hwcheck | grep -o '/[^ ]*'); d
     mkdir -p "$WORK/stage$(dirname "$lib")"
     rm -f "$WORK/stage$lib"
     cp -L "$ROOT$lib" "$WORK/stage$lib"
+done
+# Data read by the libraries: alsa-lib's configuration and eSpeak NG's data (English only, as run.sh stages
+# them) from the root, in place of the host's.
+rm -rf "$WORK/stage/usr/share/alsa" && cp -a "$ROOT/usr/share/alsa" "$WORK/stage/usr/share/alsa"
+ESPEAK=/usr/lib/x86_64-linux-gnu/espeak-ng-data
+rm -rf "$WORK/stage$ESPEAK" && mkdir -p "$WORK/stage$ESPEAK"
+for f in "$ROOT$ESPEAK"/*; do
+    case $(basename "$f") in *_dict) [ "$(basename "$f")" = en_dict ] || continue ;; esac
+    cp -a "$f" "$WORK/stage$ESPEAK/"
 done
 INITRD=$WORK/initramfs.cpio.gz
 (cd "$WORK/stage" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1 > "$INITRD")

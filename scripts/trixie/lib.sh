@@ -21,7 +21,14 @@ TRIXIE_PACKAGES=(
     libsodium-dev libwebsockets-dev libssl-dev libopus-dev
     libturbojpeg0-dev
     wamerican-small flite python3
+    libstdc++-14-dev    # Swift's runtime linked in (--static-swift-stdlib, the .deb's build) links -lstdc++
 )
+
+# The optimised builds in the root (build.sh --release for the .deb, hwlane.sh's checks): one set of flags, so
+# the two share their compiled modules. Swift's runtime linked in, no RUNPATH, full RELRO (docs/packaging.md).
+# lld (shipped with swiftlang): with Swift's runtime linked in, the default ld.bfd 2.44 writes no GNU_RELRO segment
+# even when given -z relro (a hello world shows it; lld does), and lintian warns hardening-no-relro.
+RELEASE_FLAGS="-c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xswiftc -warnings-as-errors"
 
 say() { echo "trixie: $*" >&2; }
 die() { echo "trixie: error: $*" >&2; exit 1; }

@@ -30,16 +30,33 @@ if ! intact; then
         rm -f "$base_stamp" "$pkg_stamp"
         rm -rf --one-file-system "$ROOT"
     fi
-    mkdir -p "$ROOT"
     say "debootstrap $SUITE ($ARCH) from $MIRROR into $ROOT"
-    debootstrap --arch="$ARCH" --variant=minbase "$SUITE" "$ROOT" "$MIRROR"
+    # A mirror hiccup should not fail CI: three attempts, each from an empty directory.
+    for attempt in 1 2 3; do
+        mkdir -p "$ROOT"
+        if debootstrap --arch="$ARCH" --variant=minbase "$SUITE" "$ROOT" "$MIRROR"; then break; fi
+        [ "$attempt" -lt 3 ] || die "debootstrap $SUITE failed three times (its log: $ROOT/debootstrap/debootstrap.log)"
+        say "debootstrap failed (attempt $attempt of 3); trying again"
+        rm -rf --one-file-system "$ROOT"
+        sleep $((attempt * 15))
+    done
     echo "$SUITE $ARCH $MIRROR" >"$base_stamp"
     say "base system in $(( $(date +%s) - start )) s"
 fi
 
 enter_mounts
-in_root apt-get update -qq
-in_root apt-get install -y --no-install-recommends "${TRIXIE_PACKAGES[@]}"
+# Each download step three times, apt retrying single files five times within each.
+apt_retry() {
+    local attempt
+    for attempt in 1 2 3; do
+        if in_root apt-get -o Acquire::Retries=5 "$@"; then return 0; fi
+        say "apt-get $1 failed (attempt $attempt of 3)"
+        sleep $((attempt * 15))
+    done
+    die "apt-get $* failed three times in $ROOT"
+}
+apt_retry update -qq
+apt_retry install -y --no-install-recommends "${TRIXIE_PACKAGES[@]}"
 in_root apt-get clean
 echo "$wanted" >"$pkg_stamp"
 say "root ready in $(( $(date +%s) - start )) s: $(in_root swift --version 2>&1 | head -n 1)"

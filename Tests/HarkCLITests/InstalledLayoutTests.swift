@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Where `hark` finds its shipped files (`SpeechCLI.repositoryFile`): the checkout it was built in, and, installed
+/// as `<prefix>/bin/hark`, `<prefix>/share/hark` (the .deb's /usr/share/hark, docs/packaging.md), also when it is
+/// started by a bare name found on PATH.
+@Suite struct InstalledLayoutTests {
+    /// A `<prefix>/bin/hark` hard link (a copy where linking is refused) to the built binary in a fresh directory:
+    /// `/proc/self/exe` of a hard link is the link's path, so the binary sees itself installed there.
+    static func installedBinary(withShare: Bool) throws -> (prefix: URL, binary: URL) {
+        let fm = FileManager.default
+        let prefix = fm.temporaryDirectory.appendingPathComponent("hark-layout-\(UUID().uuidString)")
+        let bin = prefix.appendingPathComponent("bin")
+        try fm.createDirectory(at: bin, withIntermediateDirectories: true)
+        let binary = bin.appendingPathComponent("hark")
+        do { try fm.linkItem(at: CLITests.binary, to: binary) } catch { try fm.copyItem(at: CLITests.binary, to: binary) }
+        if withShare {
+            let share = prefix.appendingPathComponent("share/hark")
+            for dir in ["Intents", "Models"] {
+                try fm.createDirectory(at: share.appendingPathComponent(dir), withIntermediateDirectories: true)
+            }
+            try fm.copyItem(at: CLITests.root.appendingPathComponent("Intents/home.json"), to: share.appendingPathComponent("Intents/home.json"))
+            try fm.copyItem(at: CLITests.root.appendingPathComponent("Models/wake.json"), to: share.appendingPathComponent("Models/wake.json"))
+        }
+        return (prefix, binary)
+    }
+
+    /// Runs `hark ARGS` by its bare name through PATH (as a shell would), in `directory`.
+    static func run(_ args: [String], path: URL, in directory: URL) throws -> CLITests.Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["PATH=\(path.path):/usr/bin:/bin", "hark"] + args
+        p.currentDirectoryURL = directory
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return CLITests.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func versionNamesTheCheckout() throws {
+        let r = try CLITests.hark(["--version"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.first?.range(of: #"^hark [0-9]+\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil, "\(r.stdout)")
+        #expect(lines.last == "shipped files: \(CLITests.root.path)")
+    }
+
+    @Test func installedBinaryReadsPrefixShareHark() throws {
+        let (prefix, binary) = try Self.installedBinary(withShare: true)
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let share = prefix.appendingPathComponent("share/hark")
+        // From the prefix itself: no Intents/ in the working directory or above the binary, only share/hark.
+        let version = try Self.run(["--version"], path: binary.deletingLastPathComponent(), in: prefix)
+        #expect(version.status == 0, "\(version.stderr)")
+        #expect(version.stdout.hasSuffix("shipped files: \(share.path)\n"), "\(version.stdout)")
+        // The default workspace comes from there too: `parse` needs one and gets share/hark's home.json.
+        let parse = try Self.run(["parse", "turn on the light"], path: binary.deletingLastPathComponent(), in: prefix)
+        #expect(parse.status == 0, "\(parse.stderr)")
+        #expect(parse.stdout.contains("OnLight"), "\(parse.stdout)")
+    }
+
+    @Test func installedBinaryWithoutShareSaysWhereItLooked() throws {
+        let (prefix, binary) = try Self.installedBinary(withShare: false)
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let r = try Self.run(["--version"], path: binary.deletingLastPathComponent(), in: prefix)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("shipped files: not found (looked in \(prefix.path), \(prefix.path)/bin"), "\(r.stdout)")
+        #expect(r.stdout.contains("\(prefix.path)/share/hark)"), "\(r.stdout)")
+        // Without a workspace anywhere, parse is a clear error naming the file, not a crash.
+        let parse = try Self.run(["parse", "hello"], path: binary.deletingLastPathComponent(), in: prefix)
+        #expect(parse.status != 0)
+        #expect(parse.stderr.contains("Intents/home.json"), "\(parse.stderr)")
+    }
+}
