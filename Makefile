@@ -95,6 +95,19 @@ deb-test: deb
 trixie-hwtest:
 	bash scripts/trixie/hwlane.sh </dev/null
 
+## arm64: hark for arm64 Debian 13 (a Raspberry Pi), cross-compiled with Debian's swiftlang 6.0.3 in the trixie
+##        root against an arm64 sysroot of Debian packages (both cached under .build/); needs root (chroot).
+##        Output: .build/arm64/hark (stripped) and .build/arm64/hark.unstripped; docs/debian13.md, "arm64"
+.PHONY: arm64 arm64-test
+arm64: setup
+	bash scripts/arm64/build.sh </dev/null
+
+## arm64-test: the arm64 hark under qemu-user next to the x86 release build: usage, parse, recognize, say and
+##             `hark run --simulate --input … --fast --events`; fails when any result or event differs
+arm64-test: arm64
+	$(SWIFT) build -c release $(STRICT) </dev/null
+	bash scripts/arm64/test.sh </dev/null
+
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input
 ##      where the machine has no microphone, GPIO or camera; the first line says which). Standard input from
 ##      a pipe or a file is typed turns, and the run ends with it: printf 'turn on the light\n' | make run

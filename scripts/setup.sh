@@ -17,7 +17,8 @@ PACKAGES=(
     flite                                                      # a second synthetic voice for wake-phrase and rejection tests
     chromium python3-venv                                      # the web page's browser test (Playwright from PyPI drives chromium)
     pkg-config                                                 # SwiftPM finds the C libraries through it
-    debootstrap rsync lintian                                  # the Debian 13 lane's root and copy of the tree, the .deb checks (docs/packaging.md)
+    debootstrap rsync lintian                                  # the Debian 13 roots and copy of the tree (trixie lane, make arm64), the .deb checks
+    binutils-aarch64-linux-gnu qemu-user-static sysbench       # make arm64: strip and run the arm64 binary; bench/arm64.py scales to a Pi
 )
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]; }
