@@ -6,6 +6,7 @@
 #   scripts/rooms-test.sh                 # installs what is missing, then runs the tests
 #   scripts/rooms-test.sh --no-install    # fails instead of installing
 #   scripts/rooms-test.sh -- -k loss -x   # arguments after -- go to pytest
+#   scripts/rooms-test.sh --bench [-- --quick]   # bench/rooms.py instead (make bench-rooms), on .build/release/hark
 #
 # Needs .build/debug/hark (swift build), or HARK=path/to/hark.
 set -euo pipefail
@@ -13,6 +14,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 venv=.build/rooms-venv
 install=1
+bench=0
 pytest_args=()
 # The WebSocket client, Opus through ctypes (Debian's libopus0), arrays for the signal checks, the test runner.
 pip_packages=("websockets==15.0.1" "opuslib==3.0.1" "numpy==2.2.6" "pytest")
@@ -22,7 +24,8 @@ die() { echo "rooms-test: $*" >&2; exit 1; }
 while (($#)); do
     case "$1" in
         --no-install) install=0; shift ;;
-        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --bench) bench=1; shift ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; pytest_args=("$@"); break ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
@@ -48,10 +51,13 @@ if ((install)); then
 fi
 command -v flite >/dev/null || die "no flite (apt-get install flite, or run without --no-install)"
 [[ -x $venv/bin/python ]] || die "no $venv (run without --no-install)"
-hark=${HARK:-.build/debug/hark}
+if ((bench)); then hark=${HARK:-.build/release/hark}; else hark=${HARK:-.build/debug/hark}; fi
 [[ -x $hark ]] || die "no $hark: build it first (swift build)"
 hark=$(realpath "$hark")
 python=$(pwd)/$venv/bin/python
 
+if ((bench)); then
+    HARK=$hark exec "$python" bench/rooms.py "${pytest_args[@]}"
+fi
 cd tests/rooms
 HARK=$hark exec "$python" -m pytest -q -p no:cacheprovider "${pytest_args[@]}"
