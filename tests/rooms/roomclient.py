@@ -181,6 +181,7 @@ class Member:
         self._reader = None
         self._decoder = opuslib.Decoder(RATE, 1)
         self.pcm = []  # decoded blocks in arrival order
+        self.pcm_arrivals = []  # when each of them arrived
 
     async def open(self):
         kwargs = {"max_size": 1 << 16, "open_timeout": 30}
@@ -201,6 +202,7 @@ class Member:
                 self.received.append((now, sequence, timestamp, packet))
                 if self.decode:
                     self.pcm.append(np.frombuffer(self._decoder.decode(packet, BLOCK), dtype=np.int16))
+                    self.pcm_arrivals.append(now)
         except Exception:
             pass
         finally:
