@@ -57,6 +57,9 @@ public final class RoomAudio: Sendable {
         var channels: [UInt64: AudioChannel] = [:]
         var next: UInt64 = 1
         var running = false
+        /// Announcement audio not yet mixed, from `announcementPlayed` on (`announce(_:)`).
+        var announcement: [Int16] = []
+        var announcementPlayed = 0
     }
 
     public init(rooms: Rooms) {
@@ -148,9 +151,43 @@ public final class RoomAudio: Sendable {
         registry.withLock { r in
             if r.channels.isEmpty {
                 r.running = false
+                r.announcement = []  // nobody left to hear the rest
+                r.announcementPlayed = 0
                 return nil
             }
             return r.channels.values.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// At most this much announcement audio waits to be mixed (a minute): more is refused, not queued.
+    public static let maximumAnnouncementSamples = 60 * sampleRate
+
+    /// Mixes `samples` (16 kHz mono, e.g. eSpeak NG saying an announcement) into every room that has an audio
+    /// socket open, for every member, after whatever is still playing. Returns the rooms that will hear it
+    /// (none when no socket is open: nobody is listening, and nothing is kept for later), or nil when the
+    /// queue already holds `maximumAnnouncementSamples`.
+    public func announce(_ samples: [Int16]) -> Set<String>? {
+        registry.withLock { r -> Set<String>? in
+            guard !r.channels.isEmpty else { return [] }
+            guard r.announcement.count - r.announcementPlayed + samples.count <= Self.maximumAnnouncementSamples else { return nil }
+            r.announcement.append(contentsOf: samples)
+            return Set(r.channels.values.map(\.room))
+        }
+    }
+
+    /// The announcement's next 20 ms block, if one is playing (the mixing thread adds it to every room).
+    func nextAnnouncementBlock() -> [Int16]? {
+        registry.withLock { r -> [Int16]? in
+            guard r.announcementPlayed < r.announcement.count else { return nil }
+            let end = min(r.announcement.count, r.announcementPlayed + Self.blockSamples)
+            var block = Array(r.announcement[r.announcementPlayed..<end])
+            block += [Int16](repeating: 0, count: Self.blockSamples - block.count)
+            r.announcementPlayed = end
+            if end == r.announcement.count {
+                r.announcement.removeAll(keepingCapacity: false)
+                r.announcementPlayed = 0
+            }
+            return block
         }
     }
 

@@ -63,6 +63,8 @@ struct Mixer {
         for id in listeners.keys where !open.contains(id) { listeners[id] = nil }
         var mixed = 0
         var concealed = 0, recovered = 0, sent = 0, dropped = 0
+        // An announcement is one more voice in every room, nobody's own: everyone hears it.
+        let announcement = audio.nextAnnouncementBlock()
         for (room, members) in byRoom {
             let joined = Set(audio.rooms.joinedMembers(of: room))
             var live: [(AudioChannel, Listener)] = []
@@ -101,7 +103,7 @@ struct Mixer {
                     audio.report(room: room, member: channel.member, level: level, speaking: speaking)
                 }
             }
-            let mixes = MixMinus.mix(inputs: inputs, listeners: live.indices.map { $0 }, samples: RoomAudio.blockSamples)
+            let mixes = MixMinus.mix(inputs: inputs + [announcement], listeners: live.indices.map { $0 }, samples: RoomAudio.blockSamples)
             let timestamp = UInt32(truncatingIfNeeded: (Self.monotonic() - epoch) / 1_000_000)
             for (index, (channel, listener)) in live.enumerated() {
                 let pcm = listener.limiter.apply(mixes[index])
