@@ -95,6 +95,12 @@ bench-rooms: setup
 	$(SWIFT) build -c release $(STRICT)
 	bash scripts/rooms-test.sh --bench
 
+## bench-aec: the echo canceller's ERLE on real speech through simulated echo paths (bench/aec.py; ~10 s)
+.PHONY: bench-aec
+bench-aec: setup bench-setup
+	$(SWIFT) build -c release --product hark $(STRICT)
+	python3 bench/aec.py
+
 ## bench-setup: Python virtualenvs for the benchmark peers (hassil, rhasspy-nlu); pip only
 bench-setup:
 	bash scripts/setup-bench.sh || echo "make: a benchmark peer did not install; bench/speed.sh will say which"
