@@ -8,6 +8,7 @@
 import { APIError, request, socketURL } from './api.js';
 import { EventStream } from './events.js';
 import { RoomAudio, roomAudioAvailability } from './room-audio.js';
+import { PushToTalk } from './talk.js';
 
 const PERSON_KEY = 'hark.person';
 
@@ -45,10 +46,11 @@ export class RoomsPanel {
       create: $('room-create'), dialog: $('room-dialog'), dialogForm: $('room-dialog-form'), dialogName: $('room-dialog-name'),
       dialogCancel: $('room-dialog-cancel'),
       roomView: $('room-view'), roomTitle: $('room-title'), members: $('room-members'), audioState: $('room-audio-state'),
-      mute: $('room-mute'), leave: $('room-leave'),
+      mute: $('room-mute'), leave: $('room-leave'), ask: $('room-ask'), assistant: $('room-assistant'),
     };
     this.person = null; // {id, name, jwt, expires}
     this.room = null; // {id, display_name}
+    this.context = null; // the Watson context of questions asked from the room
     this.members = new Map();
     this.audio = null;
     this.events = null;
@@ -85,6 +87,45 @@ export class RoomsPanel {
       this.audio?.setMuted(muted);
     });
     ui.leave.addEventListener('click', () => this.leaveRoom());
+    // Asking the assistant from the room: push-to-talk on `/api/listen?room=ID`; the appliance says the reply
+    // into the room, so everyone hears it (this page too, through the mix: its WAV is not played again here).
+    this.ask = new PushToTalk({
+      socketURL: () => socketURL('/api/listen', this.person.jwt, { room: this.room.id }),
+      conversation: () => this.context,
+      onState: (state) => {
+        ui.ask.setAttribute('aria-pressed', String(state === 'recording'));
+        ui.ask.textContent = state === 'recording' ? 'Listening… let go to ask' : state === 'waiting' ? 'Asking…' : 'Hold to ask Hark';
+      },
+      onPartial: (text) => { if (text) ui.assistant.textContent = `You: ${text}…`; },
+      onTranscript: (message) => { ui.assistant.textContent = `You: ${message.text || '(nothing heard)'}`; },
+      onReply: (message) => {
+        if (message.response?.context) this.context = message.response.context;
+        ui.assistant.textContent = `Hark: ${message.text ?? ''}`;
+      },
+      onAudio: () => {},
+      onError: (error) => this.showError(error),
+      onTooShort: () => { ui.assistant.textContent = 'Hold the button while you speak.'; },
+    });
+    ui.ask.addEventListener('pointerdown', (event) => {
+      if (event.button !== 0 || !this.room) return;
+      try { ui.ask.setPointerCapture(event.pointerId); } catch { /* a synthetic pointer */ }
+      this.ask.press();
+    });
+    for (const name of ['pointerup', 'pointercancel', 'lostpointercapture']) ui.ask.addEventListener(name, () => this.ask.release());
+    ui.ask.addEventListener('contextmenu', (event) => event.preventDefault());
+  }
+
+  /**
+   * The room's own conversation with the assistant: begun, as Watson's clients do, with an empty message whose
+   * context (the welcome's) the first question carries; otherwise the welcome would answer it.
+   */
+  async startConversation() {
+    try {
+      const response = await this.api('/v1/workspaces/default/message?version=2021-06-14', { method: 'POST', body: {} });
+      this.context = response?.context ?? null;
+    } catch (error) {
+      this.showError(error);
+    }
   }
 
   /** A request with the person's token; a 401 means that token is gone: ask for the name again. */
@@ -216,6 +257,7 @@ export class RoomsPanel {
       ui.members.replaceChildren();
       this.startEvents();
       await this.loadMembers();
+      if (!this.context) this.startConversation(); // ready before the first question
       await this.startAudio(room);
     } catch (error) {
       this.showError(error);
@@ -337,6 +379,8 @@ export class RoomsPanel {
     const room = this.room;
     if (!room) return;
     this.room = null;
+    this.ask?.cancel();
+    this.ui.assistant.textContent = '';
     this.audio?.stop();
     this.audio = null;
     this.events?.stop();

@@ -57,9 +57,8 @@ public final class RoomAudio: Sendable {
         var channels: [UInt64: AudioChannel] = [:]
         var next: UInt64 = 1
         var running = false
-        /// Announcement audio not yet mixed, from `announcementPlayed` on (`announce(_:)`).
-        var announcement: [Int16] = []
-        var announcementPlayed = 0
+        /// Per room, announcement audio not yet mixed (`announce(_:rooms:)`).
+        var announcements: [String: Announcement] = [:]
     }
 
     public init(rooms: Rooms) {
@@ -151,43 +150,50 @@ public final class RoomAudio: Sendable {
         registry.withLock { r in
             if r.channels.isEmpty {
                 r.running = false
-                r.announcement = []  // nobody left to hear the rest
-                r.announcementPlayed = 0
+                r.announcements = [:]  // nobody left to hear the rest
                 return nil
             }
             return r.channels.values.sorted { $0.id < $1.id }
         }
     }
 
-    /// At most this much announcement audio waits to be mixed (a minute): more is refused, not queued.
+    /// Announcement audio of one room: everything queued, and how much of it has been mixed.
+    struct Announcement {
+        var samples: [Int16] = []
+        var played = 0
+        var waiting: Int { samples.count - played }
+    }
+
+    /// At most this much announcement audio waits to be mixed in a room (a minute): more is refused, not queued.
     public static let maximumAnnouncementSamples = 60 * sampleRate
 
-    /// Mixes `samples` (16 kHz mono, e.g. eSpeak NG saying an announcement) into every room that has an audio
-    /// socket open, for every member, after whatever is still playing. Returns the rooms that will hear it
-    /// (none when no socket is open: nobody is listening, and nothing is kept for later), or nil when the
-    /// queue already holds `maximumAnnouncementSamples`.
-    public func announce(_ samples: [Int16]) -> Set<String>? {
+    /// Mixes `samples` (16 kHz mono, e.g. eSpeak NG saying an announcement) into the rooms that have an audio
+    /// socket open — all of them, or those of `rooms` — for every member, after whatever is still playing there.
+    /// Returns the rooms that will hear it (none when no socket is open in them: nobody is listening, and
+    /// nothing is kept for later), or nil when one of them already holds `maximumAnnouncementSamples`.
+    public func announce(_ samples: [Int16], rooms only: Set<String>? = nil) -> Set<String>? {
         registry.withLock { r -> Set<String>? in
-            guard !r.channels.isEmpty else { return [] }
-            guard r.announcement.count - r.announcementPlayed + samples.count <= Self.maximumAnnouncementSamples else { return nil }
-            r.announcement.append(contentsOf: samples)
-            return Set(r.channels.values.map(\.room))
+            var open = Set(r.channels.values.map(\.room))
+            if let only { open.formIntersection(only) }
+            for room in open where (r.announcements[room]?.waiting ?? 0) + samples.count > Self.maximumAnnouncementSamples { return nil }
+            for room in open { r.announcements[room, default: Announcement()].samples.append(contentsOf: samples) }
+            return open
         }
     }
 
-    /// The announcement's next 20 ms block, if one is playing (the mixing thread adds it to every room).
-    func nextAnnouncementBlock() -> [Int16]? {
-        registry.withLock { r -> [Int16]? in
-            guard r.announcementPlayed < r.announcement.count else { return nil }
-            let end = min(r.announcement.count, r.announcementPlayed + Self.blockSamples)
-            var block = Array(r.announcement[r.announcementPlayed..<end])
-            block += [Int16](repeating: 0, count: Self.blockSamples - block.count)
-            r.announcementPlayed = end
-            if end == r.announcement.count {
-                r.announcement.removeAll(keepingCapacity: false)
-                r.announcementPlayed = 0
+    /// Each room's next 20 ms of announcement, for the rooms where one is playing (the mixing thread adds it).
+    func nextAnnouncementBlocks() -> [String: [Int16]] {
+        registry.withLock { r -> [String: [Int16]] in
+            var blocks: [String: [Int16]] = [:]
+            for (room, var queue) in r.announcements {
+                let end = min(queue.samples.count, queue.played + Self.blockSamples)
+                var block = Array(queue.samples[queue.played..<end])
+                block += [Int16](repeating: 0, count: Self.blockSamples - block.count)
+                blocks[room] = block
+                queue.played = end
+                r.announcements[room] = end == queue.samples.count ? nil : queue
             }
-            return block
+            return blocks
         }
     }
 

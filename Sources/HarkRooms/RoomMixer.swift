@@ -64,7 +64,7 @@ struct Mixer {
         var mixed = 0
         var concealed = 0, recovered = 0, sent = 0, dropped = 0
         // An announcement is one more voice in every room, nobody's own: everyone hears it.
-        let announcement = audio.nextAnnouncementBlock()
+        let announcements = audio.nextAnnouncementBlocks()
         for (room, members) in byRoom {
             let joined = Set(audio.rooms.joinedMembers(of: room))
             var live: [(AudioChannel, Listener)] = []
@@ -103,7 +103,7 @@ struct Mixer {
                     audio.report(room: room, member: channel.member, level: level, speaking: speaking)
                 }
             }
-            let mixes = MixMinus.mix(inputs: inputs + [announcement], listeners: live.indices.map { $0 }, samples: RoomAudio.blockSamples)
+            let mixes = MixMinus.mix(inputs: inputs + [announcements[room]], listeners: live.indices.map { $0 }, samples: RoomAudio.blockSamples)
             let timestamp = UInt32(truncatingIfNeeded: (Self.monotonic() - epoch) / 1_000_000)
             for (index, (channel, listener)) in live.enumerated() {
                 let pcm = listener.limiter.apply(mixes[index])

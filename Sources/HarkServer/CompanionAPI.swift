@@ -157,7 +157,23 @@ public final class CompanionAPI: Sendable {
             guard let listening = self.listening else {
                 return .refuse(.error(503, code: "unavailable", message: "this appliance has no speech recogniser (PocketSphinx model missing)"))
             }
-            return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits), request: request))
+            // `?room=ID`: a member of that room asks, and the reply is also said into the room, for everyone there.
+            var roomReply: (@Sendable (String) -> Void)?
+            if let room = request.query["room"] {
+                guard let rooms = self.rooms, let roomAudio = self.roomAudio, let synthesize = self.synthesize else {
+                    return .refuse(.error(503, code: "unavailable", message: "this server has no room audio to answer into"))
+                }
+                guard let person = CompanionRoomsAccess(auth: auth).caller(of: request)?.person else {
+                    return .refuse(.error(403, code: "forbidden", message: "answering into a room needs a person's token (POST /auth)"))
+                }
+                guard rooms.isJoined(person, in: room) else {
+                    return .refuse(.error(403, code: "forbidden", message: "not joined to room \(room): POST /rooms/\(room)/join first"))
+                }
+                roomReply = { text in
+                    if let samples = synthesize(text) { _ = roomAudio.announce(samples, rooms: [room]) }
+                }
+            }
+            return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits, roomReply: roomReply), request: request))
         }
         router.route("POST", "/api/announce") { request, _ in self.announce(request) }
         if let rooms { RoomsAPI(rooms: rooms, access: CompanionRoomsAccess(auth: auth), audio: roomAudio).register(on: &router) }

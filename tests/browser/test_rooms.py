@@ -1,7 +1,7 @@
 """Drop-in rooms in the page (web/rooms.js): two people on two paired browsers pick names, one creates a room,
 the other finds it in the list and joins, each sees the other's circle appear, they hear each other through the
 appliance's mix (WebCodecs Opus both ways, a fake microphone each), muting silences one side for the other,
-and leaving takes the circle away. Runs against the real server only (the mock server has no rooms).
+asking the assistant from the room puts its reply in the room, and leaving takes the circle away. Runs against the real server only (the mock server has no rooms).
 """
 
 import os
@@ -114,6 +114,19 @@ def test_two_people_meet_in_a_room(member_page, pairing_code, artifacts, base_ur
         setTimeout(() => { clearInterval(timer); done(Math.max(...levels)); }, 1500);
     })""")
     assert quiet < 0.01, f"Bob still hears Ada after she muted (RMS {quiet})"
+
+    # Ada, still muted, holds "Hold to ask Hark" through the looping clip ("take a picture"): the reply is said
+    # into the room, so Bob, who hears nothing of Ada now, hears the assistant.
+    ask = ada.locator("#room-ask")
+    expect(ask).to_have_text("Hold to ask Hark")
+    box = ask.bounding_box()
+    ada.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    ada.mouse.down()
+    expect(ask).to_have_attribute("aria-pressed", "true")
+    ada.wait_for_timeout(4000)
+    ada.mouse.up()
+    expect(ada.locator("#room-assistant")).to_contain_text("Hark:", timeout=30000)
+    bob.wait_for_function("() => window.harkRoomAudio.stats.heardRMS > 0.02", timeout=15000, polling=20)
 
     # Bob leaves: his circle goes from Ada's page, and he is back at the list.
     bob.get_by_role("button", name="Leave").click()

@@ -4,10 +4,16 @@ refused with the field named; with nobody to hear it the server says so instead 
 """
 
 import asyncio
+import base64
+import http.client
+import json
+import os
+import urllib.parse
 
 import numpy as np
+from websockets.asyncio.client import connect
 
-from roomclient import BLOCK, RATE, Member, aligned_correlation, silence
+from roomclient import BLOCK, RATE, Member, aligned_correlation, silence, speech
 
 ANNOUNCEMENT = "dinner is ready, come to the kitchen"
 
@@ -74,3 +80,61 @@ def test_with_nobody_listening_the_server_says_so(server, device):
         assert answer["appliance"] is True and answer["rooms"] == [], answer
     else:
         assert status == 409 and answer["error"]["code"] == "nobody_listening", (status, answer)
+
+
+def test_the_assistants_reply_to_a_member_is_said_into_the_room(people, run, server, device):
+    """A member asks by push-to-talk (`/api/listen?room=ID`, as the page does in a room): the appliance acts and
+    its reply comes back on that socket as text and WAV, and is mixed into the room for the others too."""
+    room, ada, ben, cy = people
+    command = speech("turn on the light")
+    # A conversation begins with an empty message (the dialog's welcome); its context carries the spoken turn.
+    status, welcome = cy.call("POST", "/v1/workspaces/default/message?version=2021-06-14", {})
+    assert status == 200, welcome
+
+    async def scenario():
+        members = [await Member(p, room).open() for p in (ada, ben)]
+        await asyncio.sleep(0.3)
+        sending = [asyncio.create_task(m.send_blocks(silence(300))) for m in members]  # 6 s of saying nothing
+        url = f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={cy.token}"
+        messages = []
+        async with connect(url, max_size=1 << 22, open_timeout=30) as socket:
+            padded = np.concatenate([np.zeros(RATE // 4, dtype=np.int16), command, np.zeros(RATE // 4, dtype=np.int16)])
+            for start in range(0, len(padded), 640):
+                await socket.send(padded[start:start + 640].tobytes())
+            await socket.send(json.dumps({"type": "end", "context": welcome["context"]}))
+            while True:
+                message = await asyncio.wait_for(socket.recv(), timeout=30)
+                messages.append(message)
+                if isinstance(message, bytes):
+                    break  # the reply's WAV comes last
+        await asyncio.gather(*sending)
+        await asyncio.sleep(0.3)
+        for m in members:
+            await m.close()
+        return messages, members
+
+    messages, members = run(scenario())
+    replies = [json.loads(m) for m in messages if isinstance(m, str)]
+    reply = next(m for m in replies if m.get("type") == "reply")
+    assert reply["text"] == "Light is on", replies
+    for member in members:
+        assert loud_seconds(member.heard()) >= 0.5, f"{member.person.name} heard {loud_seconds(member.heard()):.2f} s of the reply"
+    # Only a joined member may answer into a room.
+    outsider = server.person(device, "Eve")
+    status, body = upgrade_status(f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={outsider.token}")
+    assert status == 403 and "join" in body["error"]["message"], (status, body)
+    status, _ = upgrade_status(f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={device}")
+    assert status == 403
+
+
+def upgrade_status(url):
+    """The answer to a WebSocket upgrade, read with http.client (a refused upgrade is HTTP/1.0, see test_rooms_audio)."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request("GET", f"{parts.path}?{parts.query}", headers={
+        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()})
+    response = connection.getresponse()
+    body = response.read() if response.status != 101 else b""
+    connection.close()
+    return response.status, json.loads(body or b"{}")
