@@ -9,7 +9,7 @@ import os
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from conftest import PageWatch, setting
+from conftest import pages, setting
 from test_web import pair
 
 
@@ -33,28 +33,8 @@ def looping_browser(speech_wav):
 
 @pytest.fixture
 def member_page(looping_browser, base_url, artifacts, request):
-    opened = []
-
-    def open_(name):
-        context = looping_browser.new_context(base_url=base_url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-        context.grant_permissions(["microphone"])
-        page = context.new_page()
-        page.set_default_timeout(15000)
-        watch = PageWatch(page, base_url)
-        opened.append((name, context, page, watch))
-        page.goto(base_url + "/")
-        return page, watch
-
-    yield open_
-    failed = getattr(request.node, "report_call", None)
-    for name, context, page, watch in opened:
-        if failed is not None and failed.failed:
-            try:
-                page.screenshot(path=str(artifacts / f"FAILED-{request.node.name}-{name}.png"), full_page=True)
-            except Exception as error:
-                print(f"no failure screenshot: {error}")
-            print(name, "\n".join(watch.console[-30:]))
-        context.close()
+    """A phone-sized page of the looping browser (see `conftest.pages`)."""
+    yield from pages(looping_browser, base_url, artifacts, request, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
 
 
 def open_rooms(page, name):
@@ -127,6 +107,11 @@ def test_two_people_meet_in_a_room(member_page, pairing_code, artifacts, base_ur
     ada.mouse.up()
     expect(ada.locator("#room-assistant")).to_contain_text("Hark:", timeout=30000)
     bob.wait_for_function("() => window.harkRoomAudio.stats.heardRMS > 0.02", timeout=15000, polling=20)
+    # The looping clip may be heard as any command; the tests after this one start from a light that is off.
+    switched = ada.evaluate("""async () => (await fetch('/api/devices/light', {method: 'POST',
+        headers: {'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('hark.token')}`},
+        body: JSON.stringify({command: 'off'})})).status""")
+    assert switched == 200, switched
 
     # Bob leaves: his circle goes from Ada's page, and he is back at the list.
     bob.get_by_role("button", name="Leave").click()
