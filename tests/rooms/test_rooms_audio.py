@@ -33,9 +33,12 @@ def command_pcm():
     return speech(COMMAND)
 
 
-async def converse(people, source_blocks, loss=0.0, seed=14, fec=False):
-    """Ada sends `source_blocks` (with `loss`), Ben and Cy send silence for as long; returns the three members."""
+async def converse(people, source_blocks, loss=0.0, seed=14, fec=False, events=None):
+    """Ada sends `source_blocks` (with `loss`), Ben and Cy send silence for as long; returns the three members.
+    `events`, if given, is a list that gets Ben's events socket."""
     room, a, b, c = people
+    if events is not None:
+        events.append(await Events(b).open())
     members = [await Member(p, room).open() for p in (a, b, c)]
     await asyncio.sleep(0.2)
     await asyncio.gather(members[0].send_blocks(source_blocks, loss=loss, seed=seed, fec=fec),
@@ -44,6 +47,8 @@ async def converse(people, source_blocks, loss=0.0, seed=14, fec=False):
     await asyncio.sleep(0.3)
     for m in members:
         await m.close()
+    if events:
+        await events[0].close()
     return members
 
 
@@ -52,7 +57,8 @@ def rms(pcm):
 
 
 def test_speech_reaches_the_others_and_not_the_speaker(people, run, command_pcm):
-    ada, ben, cy = run(converse(people, blocks(command_pcm)))
+    events = []
+    ada, ben, cy = run(converse(people, blocks(command_pcm), events=events))
     for listener in (ben, cy):
         correlation, lag = aligned_correlation(command_pcm, listener.heard())
         assert correlation >= 0.9, f"{listener.person.name} heard Ada with correlation {correlation:.3f} (lag {lag})"
@@ -64,6 +70,16 @@ def test_speech_reaches_the_others_and_not_the_speaker(people, run, command_pcm)
     for m in (ada, ben, cy):
         assert len(m.received) >= 0.9 * len(blocks(command_pcm)), f"{m.person.name} got {len(m.received)} frames"
         assert not m.errors
+    # Ben's events socket: Ada spoke (on, then off after the sentence), the silent ones never did, and levels
+    # came at most 10 a second per member.
+    heard = events[0]
+    on, off = heard.kinds("audio:speaking:on"), heard.kinds("audio:speaking:off")
+    assert [e["member"] for _, e in on] == [ada.person.id], on
+    assert [e["member"] for _, e in off] == [ada.person.id] and off[0][0] > on[0][0], off
+    for m in (ada, ben, cy):
+        levels = [t for t, e in heard.kinds("audio:level") if e["member"] == m.person.id]
+        assert levels and len(levels) <= 10 * (levels[-1] - levels[0]) + 2, f"{len(levels)} levels for {m.person.name}"
+    assert max(e["level"] for _, e in heard.kinds("audio:level", ada.person.id)) > 0.5
 
 
 def test_leave_events_and_a_left_member_is_cut_off(people, run, server):
