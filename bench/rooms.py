@@ -202,14 +202,16 @@ def worker(port, rooms, seconds, packets, silence, probe, ready, go, results):
             persons = [Person(Remote(port), id, "", token) for id, token, _ in people]
             members.append((index, await open_members(room, persons, [address for _, _, address in people])))
         probe_speaker = probe_listener = None
-        replayers = []
+        talkers, quiet = [], []
         for index, room_members in members:
             if probe and index == 0:
                 probe_speaker, probe_listener = room_members[0], room_members[1]
                 probe_listener.decode = True
-                replayers.append(Replayer(room_members[1:], silence))
+                quiet.extend(room_members[1:])
             else:
-                replayers.append(Replayer(room_members, packets))
+                talkers.extend(room_members)
+        # One task sends every member's frames of this process: one wake-up per 20 ms, not one per room.
+        replayers = [r for r in (Replayer(talkers, packets), Replayer(quiet, silence)) if r.members]
         ready.set()
         await asyncio.get_running_loop().run_in_executor(None, go.wait)
         t0 = time.monotonic()
@@ -236,6 +238,7 @@ def worker(port, rooms, seconds, packets, silence, probe, ready, go, results):
 async def load_phase(server, pool, rooms, size, seconds, packets, silence, label, processes, probe=True):
     """`rooms` rooms of `size` members, their clients spread over `processes` processes (one Python process
     cannot keep 100 sockets at 50 frames a second each way)."""
+    rss_before = server.rss_bytes()
     made = [(i, *(await make_room(pool, i, size))) for i in range(rooms)]
     # Each room's members are cut into one contiguous share per process. With a probe, room 0 (a speaker of
     # bursts, a listener, the rest silent) has a process of its own, so the latency it measures is the
@@ -289,6 +292,7 @@ async def load_phase(server, pool, rooms, size, seconds, packets, silence, label
         "label": label, "rooms": rooms, "members_per_room": size, "members": total, "seconds": seconds,
         "server_cpu_cores": round(cpu / elapsed, 3), "mixer_cpu_cores": round(mix / elapsed, 3),
         "mixer_cpu_us_per_member_per_20ms": round(mix / elapsed / 50 / total * 1e6, 1),
+        "rss_mib_before": round(rss_before / 2**20, 1),
         "rss_mib_max": round(max(rss) / 2**20, 1) if rss else None,
         "mouth_to_ear_ms": percentiles(latency),
         "mixer_tick_lateness_ms_p99": max(q["mixer_tick_lateness_ms_p99"] for q in qualities),

@@ -19,10 +19,14 @@ public final class RoomAudio: Sendable {
     /// Decoding and mixing rate.
     public static let sampleRate = 16_000
     public static let blockSamples = sampleRate / 50
-    /// A listener with more than this many frames' worth of bytes queued has the next frame dropped.
-    public static let maximumQueuedFrames = 10
     /// Bits per second of each listener's stream.
     public static let bitrate = 32_000
+    /// A listener with more than this many frames' worth of bytes queued has the next frame dropped.
+    public static let maximumQueuedFrames = 10
+    /// Those frames in bytes, at the stream's nominal frame size (header and 20 ms at `bitrate`): a count of
+    /// bytes rather than of the frames actually queued, since silence packets are a few bytes and speech ones
+    /// eighty (a limit from the current frame's size once skipped frames after every loud one).
+    public static let maximumQueuedBytes = maximumQueuedFrames * (RoomAudioFrame.headerBytes + bitrate / 8 / 50)
 
     /// Counters since the server started, for the benchmark and for tests.
     public struct Statistics: Sendable, Equatable {

@@ -110,7 +110,7 @@ struct Mixer {
                 guard let packet = try? listener.encoder.encode(pcm) else { continue }
                 let frame = RoomAudioFrame(sequence: listener.sequence, timestamp: timestamp, payload: packet).bytes
                 listener.sequence &+= 1
-                if channel.connection.queuedBytes > RoomAudio.maximumQueuedFrames * frame.count {
+                if channel.connection.queuedBytes > RoomAudio.maximumQueuedBytes {
                     dropped += 1
                 } else if channel.connection.send(binary: frame) {
                     sent += 1

@@ -184,7 +184,10 @@ class Member:
         self.pcm_arrivals = []  # when each of them arrived
 
     async def open(self):
-        kwargs = {"max_size": 1 << 16, "open_timeout": 30}
+        # No client keepalive pings: the server pings (that is how a vanished member is found), as browsers
+        # expect. With 100 streaming sockets the server sometimes left a client's ping unanswered for 20 s, and
+        # websockets' default keepalive then closed the socket (1011) at about 40 s; see docs/rooms.md.
+        kwargs = {"max_size": 1 << 16, "open_timeout": 30, "ping_interval": None}
         if self.local_addr:
             kwargs["local_addr"] = (self.local_addr, 0)
         self.socket = await connect(self.person.audio_url(self.room), **kwargs)
