@@ -33,6 +33,7 @@ test: build check-intents
 	$(SWIFT) test $(STRICT)
 	$(MAKE) browser-test
 	$(MAKE) wyoming-test
+	$(MAKE) rooms-test
 	$(MAKE) hwtest
 	$(MAKE) trixie-test
 	$(MAKE) trixie-hwtest
@@ -48,6 +49,13 @@ browser-test: build
 .PHONY: wyoming-test
 wyoming-test: build
 	bash scripts/wyoming-test.sh
+
+## rooms-test: live audio in drop-in rooms: three scripted members (PyPI websockets + opuslib, in a venv under
+##             .build/) against `hark serve`: mix-minus, leave events, 401/403, bad frames, a vanished member,
+##             30% packet loss; docs/rooms.md
+.PHONY: rooms-test
+rooms-test: build
+	bash scripts/rooms-test.sh
 
 ## hwtest: the hardware lane: Hark's GPIO, ALSA and V4L2 backends against gpio-sim, snd-aloop and vivid in
 ##         Debian's kernel under qemu (TCG); ONLY=gpio.,alsa.speech runs some checks; docs/hardware-testing.md
@@ -128,6 +136,19 @@ release: setup
 bench-server: setup
 	$(SWIFT) build -c release $(STRICT)
 	bash bench/server.sh
+
+## bench-rooms: room audio on loopback: mouth-to-ear p50/p99, the mixing thread's CPU per member, 20 rooms x 5
+##              members for 60 s (CPU, memory, frame drops), the largest room that stays real time; bench/README.md
+.PHONY: bench-rooms
+bench-rooms: setup
+	$(SWIFT) build -c release $(STRICT)
+	bash scripts/rooms-test.sh --bench
+
+## bench-aec: the echo canceller's ERLE on real speech through simulated echo paths (bench/aec.py; ~10 s)
+.PHONY: bench-aec
+bench-aec: setup bench-setup
+	$(SWIFT) build -c release --product hark $(STRICT)
+	python3 bench/aec.py
 
 ## bench-setup: Python virtualenvs for the benchmark peers (hassil, rhasspy-nlu); pip only
 bench-setup:

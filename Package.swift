@@ -33,6 +33,8 @@ let package = Package(
         system("CWebsockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
         system("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
         system("COpenSSL", pkgConfig: "openssl", apt: ["libssl-dev"]),
+        // Opus for the rooms' live audio; its variadic controls as inline functions in shim.h.
+        system("COpus", pkgConfig: "opus", apt: ["libopus-dev"]),
         .target(name: "CHarkShim", dependencies: ["CPocketSphinx", "CALSA"]),
         // V4L2's structs and ioctl numbers (macros) and a non-variadic ioctl: what Swift cannot import itself.
         .target(name: "CV4L2"),
@@ -54,7 +56,8 @@ let package = Package(
         .target(name: "HarkHTTP", dependencies: ["HarkCore", "CWebsockets", "CLWS", "COpenSSL"]),
         // The drop-in rooms app: people's names, rooms and memberships (SQLite through HarkAppliance's store
         // types), the events members hear, and its routes (RoomsAPI), which HarkServer mounts behind its auth.
-        .target(name: "HarkRooms", dependencies: ["HarkCore", "HarkAppliance", "HarkHTTP"]),
+        // Live audio: Opus frames on a WebSocket per member, speexdsp's jitter buffer, the mix-minus thread.
+        .target(name: "HarkRooms", dependencies: ["HarkCore", "HarkAppliance", "HarkHTTP", "COpus", "CSpeexDSP"]),
         // The LAN companion on that engine: auth (libsodium), the Watson-compatible and appliance APIs and their
         // WebSockets. Every route is registered here (CompanionAPI.router).
         .target(name: "HarkServer", dependencies: [
@@ -77,6 +80,7 @@ let package = Package(
         .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore", "HarkTestSupport"]),
         .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore", "HarkRooms", "HarkTestSupport"]),
         .testTarget(name: "HarkApplianceTests", dependencies: ["HarkAppliance", "HarkDevices", "HarkSpeech", "HarkAudio", "HarkCore", "HarkTestSupport"]),
+        .testTarget(name: "HarkRoomsTests", dependencies: ["HarkRooms", "HarkTestSupport"]),
         .testTarget(name: "HarkWyomingTests", dependencies: ["HarkWyoming", "HarkSpeech", "HarkAudio", "HarkCore"]),
         // Runs the built `hark` binary end to end (exit codes, output shapes).
         .testTarget(name: "HarkCLITests", dependencies: ["HarkCLI", "HarkAudio", "HarkAppliance", "HarkServer"]),

@@ -5,6 +5,7 @@
 import { APIError, MESSAGE_VERSION, authorizedBlobURL, forgetToken, keepToken, request, socketURL, storedToken } from './api.js';
 import { EventStream } from './events.js';
 import { PushToTalk, microphoneAvailability } from './talk.js';
+import { RoomsPanel } from './rooms.js';
 
 const SPEAK_KEY = 'hark.speakTypedReplies';
 const CONTEXT_KEY = 'hark.context';
@@ -30,6 +31,7 @@ const session = {
   events: null,
   talk: null,
   voice: null, // the bubbles of the voice turn in progress
+  rooms: null, // the drop-in rooms panel (web/rooms.js)
 };
 
 // --- small helpers --------------------------------------------------------------------------------------
@@ -487,6 +489,7 @@ function endSession(notice) {
   session.token = null;
   forgetToken();
   session.talk?.cancel();
+  session.rooms?.reset();
   session.events?.stop();
   session.events = null;
   session.context = null;
@@ -574,6 +577,11 @@ function setUpChat() {
 setUpLogin();
 setUpChat();
 setUpTalk();
+session.rooms = new RoomsPanel({
+  deviceToken: () => session.token,
+  showError,
+  onUnauthorized: (error) => endSession(`Signed out: ${error.message}.`),
+});
 const token = storedToken();
 if (token) startSession(token);
 else endSession();

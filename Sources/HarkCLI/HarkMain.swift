@@ -21,6 +21,7 @@ struct HarkMain {
         RecognizeCommand.self,
         ListenCommand.self,
         SayCommand.self,
+        EchoCancelCommand.self,
         WyomingCommand.self,
     ]
 

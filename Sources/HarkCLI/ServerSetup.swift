@@ -41,7 +41,8 @@ enum ServerSetup {
             throw CommandFailure(message: "server: \(error.message)", exitCode: 73)
         }
         let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: speak, openAPI: openAPI,
-                               hosts: .local(extra: configuration.serverHostNames), rooms: rooms)
+                               hosts: .local(extra: configuration.serverHostNames), rooms: rooms,
+                               synthesize: { text in try? synthesizer.synthesize(text).converted(to: .speech).samples })
         let web = SpeechCLI.repositoryFile("web/index.html").map { StaticFiles(directory: $0.deletingLastPathComponent()) }
         if web == nil { printError("hark: warning: the web page (web/index.html) was not found next to the working directory or the binary: only the API is served") }
 

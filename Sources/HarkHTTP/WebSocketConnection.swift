@@ -62,6 +62,10 @@ public final class WebSocketConnection: Sendable {
     /// False once the connection has closed or a close was asked for.
     public var isOpen: Bool { outbox.withLock { !$0.closed && $0.closeRequest == nil } }
 
+    /// Bytes queued for the client and not yet written: a real-time sender (the rooms' mixer) skips a frame
+    /// rather than queue behind a client that is not keeping up.
+    public var queuedBytes: Int { outbox.withLock { $0.queuedBytes } }
+
     private func enqueue(_ message: Message) -> Bool {
         enum Outcome { case queued, refused, overflow }
         let outcome: Outcome = outbox.withLock { box in

@@ -343,7 +343,7 @@ public final class Rooms: Sendable {
         }
     }
 
-    private static func requireOpen(_ room: Room) throws(RoomsError) {
+    static func requireOpen(_ room: Room) throws(RoomsError) {
         guard let closed = room.closed else { return }
         let when = ApplianceEvent.iso8601(closed)
         switch room.closedReason ?? .idle {

@@ -10,10 +10,14 @@ import HarkHTTP
 public struct RoomsAPI: Sendable {
     public let rooms: Rooms
     public let access: any RoomsAccess
+    /// The live audio (`WS /rooms/{id}/audio`) and its mixing thread.
+    public let audio: RoomAudio
 
-    public init(rooms: Rooms, access: any RoomsAccess) {
+    /// - Parameter audio: the rooms' audio engine; by default a new one over `rooms`.
+    public init(rooms: Rooms, access: any RoomsAccess, audio: RoomAudio? = nil) {
         self.rooms = rooms
         self.access = access
+        self.audio = audio ?? RoomAudio(rooms: rooms)
     }
 
     /// Adds the rooms app's routes.
@@ -44,6 +48,23 @@ public struct RoomsAPI: Sendable {
         router.route("GET", "/rooms/{id}/members") { request, parameters in
             self.asPerson(request) { _ throws(RoomsError) in .json(200, .array(try rooms.members(of: parameters["id"] ?? "").map(\.json))) }
         }
+        router.webSocket("/rooms/{id}/audio") { request, parameters in self.audioSocket(request, room: parameters["id"] ?? "") }
+    }
+
+    /// The upgrade of `WS /rooms/{id}/audio`: only a joined member of an open room gets a socket (403 for
+    /// anyone else, 404 for no such room, 410 for a closed one). Memory lookups only: this runs on the network
+    /// thread.
+    private func audioSocket(_ request: HTTPRequest, room id: String) -> WebSocketUpgrade {
+        let refusal = asPerson(request) { person throws(RoomsError) in
+            guard let room = rooms.room(id) else { throw RoomsError(.notFound, "no room \"\(id)\"") }
+            try Rooms.requireOpen(room)
+            guard rooms.isJoined(person, in: id) else {
+                throw RoomsError(.forbidden, "only joined members of room \"\(id)\" may use its audio: POST /rooms/\(id)/join first")
+            }
+            return .json(200, ["member": .string(person)])
+        }
+        guard refusal.status == 200, let person = access.caller(of: request)?.person else { return .refuse(refusal) }
+        return .accept(RoomAudioSocket(audio: audio, room: id, member: person))
     }
 
     static func response(_ error: RoomsError) -> HTTPResponse {

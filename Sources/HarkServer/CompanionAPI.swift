@@ -31,6 +31,10 @@ public final class CompanionAPI: Sendable {
     public let concurrentTurns: Int
     /// The drop-in rooms app (`RoomsAPI`, under `/auth` and `/rooms`); nil serves without it.
     public let rooms: Rooms?
+    /// The rooms' live audio (nil without rooms): `RoomsAPI` serves its sockets, `POST /api/announce` mixes into it.
+    public let roomAudio: RoomAudio?
+    /// Renders text as 16 kHz mono speech for the rooms (eSpeak NG); nil when no synthesiser is available.
+    public let synthesize: (@Sendable (String) -> [Int16]?)?
     let turnGate: TurnGate
 
     var store: EventStore? { turns.recorder.store }
@@ -39,7 +43,8 @@ public final class CompanionAPI: Sendable {
         turns: TurnRunner, auth: AuthService, pictures: PictureStore?, listening: WebListening?,
         speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?, hosts: HostPolicy = .local(),
         tokenCheckInterval: Duration = .seconds(5), listenLimits: ListenLimits = ListenLimits(),
-        concurrentTurns: Int = ProcessInfo.processInfo.activeProcessorCount, rooms: Rooms? = nil
+        concurrentTurns: Int = ProcessInfo.processInfo.activeProcessorCount, rooms: Rooms? = nil,
+        synthesize: (@Sendable (String) -> [Int16]?)? = nil
     ) {
         self.turns = turns
         self.auth = auth
@@ -52,6 +57,8 @@ public final class CompanionAPI: Sendable {
         self.listenLimits = listenLimits
         self.concurrentTurns = max(1, concurrentTurns)
         self.rooms = rooms
+        roomAudio = rooms.map { RoomAudio(rooms: $0) }
+        self.synthesize = synthesize
         turnGate = TurnGate(width: concurrentTurns)
     }
 
@@ -150,9 +157,26 @@ public final class CompanionAPI: Sendable {
             guard let listening = self.listening else {
                 return .refuse(.error(503, code: "unavailable", message: "this appliance has no speech recogniser (PocketSphinx model missing)"))
             }
-            return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits), request: request))
+            // `?room=ID`: a member of that room asks, and the reply is also said into the room, for everyone there.
+            var roomReply: (@Sendable (String) -> Void)?
+            if let room = request.query["room"] {
+                guard let rooms = self.rooms, let roomAudio = self.roomAudio, let synthesize = self.synthesize else {
+                    return .refuse(.error(503, code: "unavailable", message: "this server has no room audio to answer into"))
+                }
+                guard let person = CompanionRoomsAccess(auth: auth).caller(of: request)?.person else {
+                    return .refuse(.error(403, code: "forbidden", message: "answering into a room needs a person's token (POST /auth)"))
+                }
+                guard rooms.isJoined(person, in: room) else {
+                    return .refuse(.error(403, code: "forbidden", message: "not joined to room \(room): POST /rooms/\(room)/join first"))
+                }
+                roomReply = { text in
+                    if let samples = synthesize(text) { _ = roomAudio.announce(samples, rooms: [room]) }
+                }
+            }
+            return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits, roomReply: roomReply), request: request))
         }
-        if let rooms { RoomsAPI(rooms: rooms, access: CompanionRoomsAccess(auth: auth)).register(on: &router) }
+        router.route("POST", "/api/announce") { request, _ in self.announce(request) }
+        if let rooms { RoomsAPI(rooms: rooms, access: CompanionRoomsAccess(auth: auth), audio: roomAudio).register(on: &router) }
         return router
     }
 
@@ -391,6 +415,45 @@ public final class CompanionAPI: Sendable {
         guard speak(text) else { return .error(503, code: "unavailable", message: "speaking failed (see the event log)") }
         turns.recorder.record(.reply, text, ["source": "web", "say": true])
         return .json(202, ["spoken": true])
+    }
+}
+
+extension CompanionAPI {
+    /// The longest announcement, in characters (about half a minute of speech).
+    static let maximumAnnouncementCharacters = 500
+
+    private func announce(_ request: HTTPRequest) -> HTTPResponse {
+        Self.withJSONBody(request) { body in self.announce(body) }
+    }
+
+    /// `POST /api/announce {"text"}`: the text spoken on the appliance's speaker and mixed into every room that has
+    /// an audio socket open, for every member. 409 when nobody would hear it (no speaker, no room with sound).
+    private func announce(_ body: JSONObject) -> HTTPResponse {
+        guard let raw = body["text"]?.stringValue else {
+            return .error(400, code: "bad_request", message: "the body needs \"text\": what to announce")
+        }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, text.count <= Self.maximumAnnouncementCharacters else {
+            return .error(400, code: "bad_request", message: "\"text\" must be 1 to \(Self.maximumAnnouncementCharacters) characters (it has \(text.count))")
+        }
+        var rooms: Set<String> = []
+        if let roomAudio, let synthesize {
+            guard let samples = synthesize(text) else {
+                return .error(503, code: "unavailable", message: "the announcement could not be synthesised (see the event log)")
+            }
+            guard let heard = roomAudio.announce(samples) else {
+                return .error(429, code: "busy", message: "a minute of announcements is already waiting to play in the rooms")
+            }
+            rooms = heard
+        }
+        let spoken = speak?(text) ?? false
+        guard spoken || !rooms.isEmpty else {
+            return .error(409, code: "nobody_listening", message: speak == nil
+                ? "nobody would hear it: this appliance has no speaker and no room has its sound open"
+                : "the appliance could not speak it (see the event log) and no room has its sound open")
+        }
+        turns.recorder.record(.reply, text, ["source": "web", "announce": true, "say": .bool(spoken), "rooms": .number(Double(rooms.count))])
+        return .json(202, ["announced": true, "appliance": .bool(spoken), "rooms": .array(rooms.sorted().map { .string($0) })])
     }
 }
 

@@ -30,7 +30,11 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     let limits: ListenLimits
     private let watchdog = ListenWatchdog()
 
-    init(listening: WebListening, turns: TurnRunner, limits: ListenLimits = ListenLimits()) {
+    /// Says the reply into a room as well (`/api/listen?room=ID`), for everyone in it.
+    let roomReply: (@Sendable (String) -> Void)?
+
+    init(listening: WebListening, turns: TurnRunner, limits: ListenLimits = ListenLimits(), roomReply: (@Sendable (String) -> Void)? = nil) {
+        self.roomReply = roomReply
         self.listening = listening
         self.turns = turns
         self.limits = limits
@@ -126,6 +130,7 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
         }
         send(["type": "reply", "text": .string(result.reply), "accepted": .bool(result.accepted), "response": response])
         do { _ = connection?.send(binary: try listening.replyWAV(result.reply)) } catch { fail("speaking: \(error)") }
+        if !result.reply.isEmpty { roomReply?(result.reply) }
     }
 
     func closed() {

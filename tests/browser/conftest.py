@@ -114,13 +114,13 @@ class PageWatch:
         assert not self.foreign, f"the page reached outside the appliance: {self.foreign}"
 
 
-@pytest.fixture
-def open_page(browser, base_url, artifacts, request):
-    """Opens the page in a fresh context (fresh localStorage); screenshots it if the test fails."""
+def pages(browser, base_url, artifacts, request, **defaults):
+    """Yields `open_(name, **context_options)`, which opens the page in a fresh context (fresh localStorage) of
+    `browser`; at the end, screenshots every page if the test failed, and closes them."""
     opened = []
 
     def open_(name, **context_options):
-        context = browser.new_context(base_url=base_url, ignore_https_errors=True, **context_options)
+        context = browser.new_context(base_url=base_url, ignore_https_errors=True, **{**defaults, **context_options})
         context.grant_permissions(["microphone"])
         page = context.new_page()
         page.set_default_timeout(15000)
@@ -137,5 +137,11 @@ def open_page(browser, base_url, artifacts, request):
                 page.screenshot(path=str(artifacts / f"FAILED-{request.node.name}-{name}.png"), full_page=True)
             except Exception as error:  # the page may be gone; the report matters more
                 print(f"no failure screenshot: {error}")
-            print("\n".join(watch.console[-30:]))
+            print(name, "\n".join(watch.console[-30:]))
         context.close()
+
+
+@pytest.fixture
+def open_page(browser, base_url, artifacts, request):
+    """Opens the page in a fresh context (fresh localStorage); screenshots it if the test fails."""
+    yield from pages(browser, base_url, artifacts, request)

@@ -1,0 +1,140 @@
+"""Announcements (`POST /api/announce`, issue 14 item 5): the text, spoken by eSpeak NG on the server, is mixed
+into every room that has its sound open, for every member, the one who asked included; bad requests are
+refused with the field named; with nobody to hear it the server says so instead of pretending.
+"""
+
+import asyncio
+import base64
+import http.client
+import json
+import os
+import urllib.parse
+
+import numpy as np
+from websockets.asyncio.client import connect
+
+from roomclient import BLOCK, RATE, Member, aligned_correlation, silence, speech
+
+ANNOUNCEMENT = "dinner is ready, come to the kitchen"
+
+
+def loud_seconds(pcm, threshold=300):
+    """How much of `pcm` is sound rather than silence: the 20 ms blocks whose RMS passes `threshold`."""
+    n = len(pcm) // BLOCK
+    if n == 0:
+        return 0.0
+    blocks = pcm[: n * BLOCK].astype(np.float64).reshape(n, BLOCK)
+    return float((np.sqrt((blocks ** 2).mean(axis=1)) > threshold).sum()) * BLOCK / RATE
+
+
+def loud_span(pcm, threshold=300):
+    """`pcm` from its first loud 20 ms block to its last: the announcement without the silence around it."""
+    n = len(pcm) // BLOCK
+    blocks = pcm[: n * BLOCK].astype(np.float64).reshape(n, BLOCK)
+    loud = np.flatnonzero(np.sqrt((blocks ** 2).mean(axis=1)) > threshold)
+    return pcm[loud[0] * BLOCK:(loud[-1] + 1) * BLOCK] if len(loud) else pcm[:0]
+
+
+def test_an_announcement_reaches_every_member_of_every_open_room(people, run):
+    room, ada, ben, cy = people
+
+    async def scenario():
+        members = [await Member(p, room).open() for p in (ada, ben, cy)]
+        await asyncio.sleep(0.3)
+        sending = [asyncio.create_task(m.send_blocks(silence(250))) for m in members]  # 5 s of each saying nothing
+        await asyncio.sleep(0.5)
+        answer = await asyncio.to_thread(ada.call, "POST", "/api/announce", {"text": ANNOUNCEMENT})
+        await asyncio.gather(*sending)
+        await asyncio.sleep(0.3)
+        for m in members:
+            await m.close()
+        return answer, members
+
+    (status, body), members = run(scenario())
+    assert status == 202, body
+    assert body["announced"] is True and room in body["rooms"], body
+    heard = [m.heard() for m in members]
+    for member, pcm in zip(members, heard):
+        # eSpeak takes about two seconds over the sentence; everyone else is silent, so all of it is the announcement.
+        assert loud_seconds(pcm) >= 1.0, f"{member.person.name} heard {loud_seconds(pcm):.2f} s of it"
+    # The same announcement for all three, the one who asked included (it is nobody's own voice).
+    for other in heard[1:]:
+        correlation, _ = aligned_correlation(loud_span(heard[0]), other)
+        assert correlation >= 0.9, f"the members heard different things (correlation {correlation:.3f})"
+
+
+def test_bad_announcements_are_refused_with_the_field_named(server, device):
+    for body, needle in (({}, '"text"'), ({"text": "   "}, '"text"'), ({"text": "x" * 501}, "500")):
+        status, answer = server.call("POST", "/api/announce", body, device)
+        assert status == 400, (body, status, answer)
+        assert answer["error"]["code"] == "bad_request" and needle in answer["error"]["message"], answer
+    status, _ = server.call("POST", "/api/announce", {"text": "hello"})
+    assert status == 401
+
+
+def test_with_nobody_listening_the_server_says_so(server, device):
+    # No room of this test has its sound open now. Without a speaker (a machine with no sound card) nobody
+    # would hear it: 409. With one, the appliance says it and no room is listed.
+    status, answer = server.call("POST", "/api/announce", {"text": "is anybody there"}, device)
+    if status == 202:
+        assert answer["appliance"] is True and answer["rooms"] == [], answer
+    else:
+        assert status == 409 and answer["error"]["code"] == "nobody_listening", (status, answer)
+
+
+def test_the_assistants_reply_to_a_member_is_said_into_the_room(people, run, server, device):
+    """A member asks by push-to-talk (`/api/listen?room=ID`, as the page does in a room): the appliance acts and
+    its reply comes back on that socket as text and WAV, and is mixed into the room for the others too."""
+    room, ada, ben, cy = people
+    command = speech("turn on the light")
+    # A conversation begins with an empty message (the dialog's welcome); its context carries the spoken turn.
+    status, welcome = cy.call("POST", "/v1/workspaces/default/message?version=2021-06-14", {})
+    assert status == 200, welcome
+
+    async def scenario():
+        members = [await Member(p, room).open() for p in (ada, ben)]
+        await asyncio.sleep(0.3)
+        sending = [asyncio.create_task(m.send_blocks(silence(300))) for m in members]  # 6 s of saying nothing
+        url = f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={cy.token}"
+        messages = []
+        async with connect(url, max_size=1 << 22, open_timeout=30) as socket:
+            padded = np.concatenate([np.zeros(RATE // 4, dtype=np.int16), command, np.zeros(RATE // 4, dtype=np.int16)])
+            for start in range(0, len(padded), 640):
+                await socket.send(padded[start:start + 640].tobytes())
+            await socket.send(json.dumps({"type": "end", "context": welcome["context"]}))
+            while True:
+                message = await asyncio.wait_for(socket.recv(), timeout=30)
+                messages.append(message)
+                if isinstance(message, bytes):
+                    break  # the reply's WAV comes last
+        await asyncio.gather(*sending)
+        await asyncio.sleep(0.3)
+        for m in members:
+            await m.close()
+        return messages, members
+
+    messages, members = run(scenario())
+    replies = [json.loads(m) for m in messages if isinstance(m, str)]
+    reply = next(m for m in replies if m.get("type") == "reply")
+    assert reply["text"] == "Light is on", replies
+    for member in members:
+        assert loud_seconds(member.heard()) >= 0.5, f"{member.person.name} heard {loud_seconds(member.heard()):.2f} s of the reply"
+    # Only a joined member may answer into a room.
+    outsider = server.person(device, "Eve")
+    status, body = upgrade_status(f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={outsider.token}")
+    assert status == 403 and "join" in body["error"]["message"], (status, body)
+    status, _ = upgrade_status(f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={device}")
+    assert status == 403
+
+
+def upgrade_status(url):
+    """The answer to a WebSocket upgrade, read with http.client (a refused upgrade is HTTP/1.0, see test_rooms_audio)."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request("GET", f"{parts.path}?{parts.query}", headers={
+        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()})
+    response = connection.getresponse()
+    body = response.read() if response.status != 101 else b""
+    connection.close()
+    return response.status, json.loads(body or b"{}")
