@@ -6,6 +6,8 @@ the server mixes for it.
 """
 
 import asyncio
+import base64
+import http.client
 import json
 import os
 import random
@@ -16,6 +18,7 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import wave
 from pathlib import Path
@@ -317,3 +320,17 @@ def write_wav(path, pcm):
         w.setsampwidth(2)
         w.setframerate(RATE)
         w.writeframes(np.asarray(pcm, dtype=np.int16).tobytes())
+
+
+def upgrade_status(url):
+    """The answer to a WebSocket upgrade, read with http.client: libwebsockets answers a refused upgrade as
+    HTTP/1.0, which the websockets client will not parse (it only says "unsupported protocol")."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""), headers={
+        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()})
+    response = connection.getresponse()
+    body = response.read() if response.status != 101 else b""
+    connection.close()
+    return response.status, json.loads(body or b"{}")

@@ -4,16 +4,12 @@ refused with the field named; with nobody to hear it the server says so instead 
 """
 
 import asyncio
-import base64
-import http.client
 import json
-import os
-import urllib.parse
 
 import numpy as np
 from websockets.asyncio.client import connect
 
-from roomclient import BLOCK, RATE, Member, aligned_correlation, silence, speech
+from roomclient import BLOCK, RATE, Member, aligned_correlation, silence, speech, upgrade_status
 
 ANNOUNCEMENT = "dinner is ready, come to the kitchen"
 
@@ -126,15 +122,3 @@ def test_the_assistants_reply_to_a_member_is_said_into_the_room(people, run, ser
     status, _ = upgrade_status(f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={device}")
     assert status == 403
 
-
-def upgrade_status(url):
-    """The answer to a WebSocket upgrade, read with http.client (a refused upgrade is HTTP/1.0, see test_rooms_audio)."""
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    connection.request("GET", f"{parts.path}?{parts.query}", headers={
-        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()})
-    response = connection.getresponse()
-    body = response.read() if response.status != 101 else b""
-    connection.close()
-    return response.status, json.loads(body or b"{}")

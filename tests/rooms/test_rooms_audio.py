@@ -7,15 +7,12 @@ others hear no gap; with 30% of Ada's packets lost, `hark recognize` still hears
 """
 
 import asyncio
-import base64
-import http.client
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +20,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import connect
 
-from roomclient import BLOCK, HARK, REPO, RATE, Events, Member, aligned_correlation, blocks, frame, silence, speech, write_wav
+from roomclient import BLOCK, HARK, REPO, RATE, Events, Member, aligned_correlation, blocks, frame, silence, speech, upgrade_status, write_wav
 
 COMMAND = "turn on the light"
 
@@ -120,28 +117,15 @@ def test_who_may_open_a_room_audio_socket(server, device, people, run):
     outsider.join(closed_room)
     assert outsider.call("DELETE", f"/rooms/{closed_room}")[0] == 200
 
-    def status(url):
-        """The answer to a WebSocket upgrade, read with http.client: libwebsockets answers a refused upgrade
-        as HTTP/1.0, which the websockets client will not parse (it only says "unsupported protocol")."""
-        parts = urllib.parse.urlsplit(url)
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-        connection.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""), headers={
-            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()})
-        response = connection.getresponse()
-        body = response.read() if response.status != 101 else b""
-        connection.close()
-        return response.status, json.loads(body or b"{}")
-
     async def scenario():
         return {
-            "no token": status(a.audio_url(room, token="")),
-            "bad token": status(a.audio_url(room, token="not-a-token")),
-            "device without a name": status(a.audio_url(room, token=device)),
-            "not a member": status(outsider.audio_url(room)),
-            "no such room": status(a.audio_url("0123456789abcdef")),
-            "closed room": status(outsider.audio_url(closed_room)),
-            "member": status(b.audio_url(room)),
+            "no token": upgrade_status(a.audio_url(room, token="")),
+            "bad token": upgrade_status(a.audio_url(room, token="not-a-token")),
+            "device without a name": upgrade_status(a.audio_url(room, token=device)),
+            "not a member": upgrade_status(outsider.audio_url(room)),
+            "no such room": upgrade_status(a.audio_url("0123456789abcdef")),
+            "closed room": upgrade_status(outsider.audio_url(closed_room)),
+            "member": upgrade_status(b.audio_url(room)),
         }
 
     seen = run(scenario())
