@@ -9,7 +9,7 @@ import CSpeexDSP
 /// trusted. Not thread-safe: the audio socket's queue puts and the mixer gets, under the member's lock.
 public final class JitterBuffer {
     /// What the buffer has for the tick now due.
-    public enum Output: Equatable {
+    public enum Output: Equatable, Sendable {
         /// The packet for this tick.
         case packet([UInt8])
         /// Lost or late (or the buffer asks for one more frame of delay): conceal. `next` is the packet after

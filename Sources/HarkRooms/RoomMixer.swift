@@ -83,6 +83,7 @@ struct Mixer {
             }
             var inputs: [[Int16]?] = []
             for (channel, listener) in live {
+                // `Output` is Sendable, so what leaves the lock is not tied to the inbox (Swift 6.0.3 insists).
                 let due: JitterBuffer.Output? = channel.inbox.withLock { $0.jitter.started ? $0.jitter.take() : nil }
                 var block: [Int16]?
                 switch due {
