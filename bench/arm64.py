@@ -132,7 +132,7 @@ def main():
         "the x86 rows by sysbench, which flatters the A72 (an integer division loop): read them as optimistic.",
     ]
     report = "\n".join(lines) + "\n"
-    with open(os.path.join(OUT, "report.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(REPO, "bench/out/arm64/report.md"), "w", encoding="utf-8") as f:
         f.write(report)
     print(report, end="")
 

@@ -639,7 +639,7 @@ def main():
     results["loadavg_end"] = loadavg()
     harklib.write_json(os.path.join(OUT, "server.json"), results)
     text = report(results)
-    with open(os.path.join(OUT, "report.md"), "w") as f:
+    with open(os.path.join(harklib.ROOT, "bench/out/server/report.md"), "w") as f:
         f.write(text)
     print(text)
     log(f"done in {results['elapsed_s']} s; bench/out/server/server.json, bench/out/server/report.md")

@@ -498,7 +498,7 @@ def main():
 
     report = render(args, engines, skipped, conds, halves, scores, speed, ood, ood_skipped, text, len(ids))
     os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, "report.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "bench/out/speech/report.md"), "w", encoding="utf-8") as f:
         f.write(report)
     data = {"provenance": {**harklib.provenance(), **machine(), "seed": args.seed, "half": args.half},
             "skipped": skipped, "ood_skipped": ood_skipped,
@@ -506,7 +506,7 @@ def main():
             "speed": speed, "ood": {f"{e}/{w}/{v}": r for (e, w, v), r in ood.items()}, "text": text}
     harklib.write_json(os.path.join(OUT, "speech.json"), data)
     print(report)
-    log(f"wrote {os.path.relpath(os.path.join(OUT, 'report.md'), ROOT)} and speech.json")
+    log("wrote bench/out/speech/report.md and speech.json")
 
 
 def render(args, engines, skipped, conds, halves, scores, speed, ood, ood_skipped, text, n_clips):

@@ -235,9 +235,11 @@ def main():
         f"| streaming: first sentence complete → its first audio-chunk | {summary(streamed)} |", "",
         f"Server peak memory (VmHWM): {int(peak) / 1024:.0f} MiB.",
     ]
-    (out / "report.md").write_text("\n".join(report) + "\n")
+    # In --out (bench/out/wyoming/report.md by default).
+    written = out / Path("bench/out/wyoming/report.md").name
+    written.write_text("\n".join(report) + "\n")
     print("\n".join(report))
-    print(f"\n(written to {out / 'report.md'})")
+    print(f"\n(written to {written})")
 
 
 if __name__ == "__main__":
