@@ -55,16 +55,32 @@ public struct RoomsAPI: Sendable {
     /// anyone else, 404 for no such room, 410 for a closed one). Memory lookups only: this runs on the network
     /// thread.
     private func audioSocket(_ request: HTTPRequest, room id: String) -> WebSocketUpgrade {
-        let refusal = asPerson(request) { person throws(RoomsError) in
+        switch joinedMember(request, room: id, to: "use its audio") {
+        case .success(let person): .accept(RoomAudioSocket(audio: audio, room: id, member: person))
+        case .failure(let refusal): .refuse(refusal.response)
+        }
+    }
+
+    /// The person behind `request` if they are a joined member of the open room `id`, else the answer refusing
+    /// them (401 no token, 403 no name or not joined — `purpose` says what only members may do —, 404 no such
+    /// room, 410 closed). Memory lookups only, so socket upgrades on the network thread may call it.
+    public func joinedMember(_ request: HTTPRequest, room id: String, to purpose: String) -> Result<String, Refusal> {
+        var member: String?
+        let answer = asPerson(request) { person throws(RoomsError) in
             guard let room = rooms.room(id) else { throw RoomsError(.notFound, "no room \"\(id)\"") }
             try Rooms.requireOpen(room)
             guard rooms.isJoined(person, in: id) else {
-                throw RoomsError(.forbidden, "only joined members of room \"\(id)\" may use its audio: POST /rooms/\(id)/join first")
+                throw RoomsError(.forbidden, "only joined members of room \"\(id)\" may \(purpose): POST /rooms/\(id)/join first")
             }
+            member = person
             return .json(200, ["member": .string(person)])
         }
-        guard refusal.status == 200, let person = access.caller(of: request)?.person else { return .refuse(refusal) }
-        return .accept(RoomAudioSocket(audio: audio, room: id, member: person))
+        return member.map { .success($0) } ?? .failure(Refusal(response: answer))
+    }
+
+    /// Why `joinedMember` refused, as the HTTP answer to give.
+    public struct Refusal: Error {
+        public let response: HTTPResponse
     }
 
     static func response(_ error: RoomsError) -> HTTPResponse {

@@ -1,5 +1,6 @@
 import Foundation
 import HarkAppliance
+import HarkAudio
 import HarkCore
 import HarkDevices
 import HarkHTTP
@@ -95,6 +96,8 @@ public final class CompanionAPI: Sendable {
         var router = Router(staticFiles: staticFiles)
         let auth = auth
         let hosts = hosts
+        // The rooms app: its routes, and the membership check `/api/listen?room=` shares with its audio socket.
+        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: CompanionRoomsAccess(auth: auth), audio: roomAudio) }
         router.before { request in
             guard Self.isHostChecked(request), let refusal = hosts.refusal(request) else { return nil }
             return .error(403, code: "forbidden", message: refusal)
@@ -158,25 +161,22 @@ public final class CompanionAPI: Sendable {
                 return .refuse(.error(503, code: "unavailable", message: "this appliance has no speech recogniser (PocketSphinx model missing)"))
             }
             // `?room=ID`: a member of that room asks, and the reply is also said into the room, for everyone there.
-            var roomReply: (@Sendable (String) -> Void)?
+            var roomReply: (@Sendable (PCMBuffer) -> Void)?
             if let room = request.query["room"] {
-                guard let rooms = self.rooms, let roomAudio = self.roomAudio, let synthesize = self.synthesize else {
+                guard let roomsAPI, let roomAudio = self.roomAudio else {
                     return .refuse(.error(503, code: "unavailable", message: "this server has no room audio to answer into"))
                 }
-                guard let person = CompanionRoomsAccess(auth: auth).caller(of: request)?.person else {
-                    return .refuse(.error(403, code: "forbidden", message: "answering into a room needs a person's token (POST /auth)"))
+                if case .failure(let refusal) = roomsAPI.joinedMember(request, room: room, to: "have the assistant answer into it") {
+                    return .refuse(refusal.response)
                 }
-                guard rooms.isJoined(person, in: room) else {
-                    return .refuse(.error(403, code: "forbidden", message: "not joined to room \(room): POST /rooms/\(room)/join first"))
-                }
-                roomReply = { text in
-                    if let samples = synthesize(text) { _ = roomAudio.announce(samples, rooms: [room]) }
+                roomReply = { speech in
+                    if let samples = try? speech.converted(to: .speech).samples { _ = roomAudio.announce(samples, rooms: [room]) }
                 }
             }
             return .accept(self.tokenBound(ListenSocket(listening: listening, turns: self.turns, limits: self.listenLimits, roomReply: roomReply), request: request))
         }
         router.route("POST", "/api/announce") { request, _ in self.announce(request) }
-        if let rooms { RoomsAPI(rooms: rooms, access: CompanionRoomsAccess(auth: auth), audio: roomAudio).register(on: &router) }
+        roomsAPI?.register(on: &router)
         return router
     }
 

@@ -30,10 +30,10 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     let limits: ListenLimits
     private let watchdog = ListenWatchdog()
 
-    /// Says the reply into a room as well (`/api/listen?room=ID`), for everyone in it.
-    let roomReply: (@Sendable (String) -> Void)?
+    /// Says the reply's speech into a room as well (`/api/listen?room=ID`), for everyone in it.
+    let roomReply: (@Sendable (PCMBuffer) -> Void)?
 
-    init(listening: WebListening, turns: TurnRunner, limits: ListenLimits = ListenLimits(), roomReply: (@Sendable (String) -> Void)? = nil) {
+    init(listening: WebListening, turns: TurnRunner, limits: ListenLimits = ListenLimits(), roomReply: (@Sendable (PCMBuffer) -> Void)? = nil) {
         self.roomReply = roomReply
         self.listening = listening
         self.turns = turns
@@ -129,8 +129,14 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             response = ["output": ["text": [.string(result.reply)]], "context": .object(context)]
         }
         send(["type": "reply", "text": .string(result.reply), "accepted": .bool(result.accepted), "response": response])
-        do { _ = connection?.send(binary: try listening.replyWAV(result.reply)) } catch { fail("speaking: \(error)") }
-        if !result.reply.isEmpty { roomReply?(result.reply) }
+        do {
+            // Synthesised once: the asker's WAV and, asked from a room, what the room hears.
+            let speech = try listening.replySpeech(result.reply)
+            _ = connection?.send(binary: WAV.encode(speech))
+            if !result.reply.isEmpty { roomReply?(speech) }
+        } catch {
+            fail("speaking: \(error)")
+        }
     }
 
     func closed() {

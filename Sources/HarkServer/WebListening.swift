@@ -32,9 +32,9 @@ public final class WebListening: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// `text` spoken, as a complete WAV file (16-bit mono at the synthesiser's rate).
-    func replyWAV(_ text: String) throws -> [UInt8] {
-        WAV.encode(try synthesizer.synthesize(text))
+    /// `text` spoken, whole, at the synthesiser's rate (the asker gets it as a WAV file, a room mixed in).
+    func replySpeech(_ text: String) throws -> PCMBuffer {
+        try synthesizer.synthesize(text)
     }
 }
 
