@@ -19,6 +19,7 @@ near-end voice over the double-talk half (1 = untouched).
 """
 import argparse
 import glob
+import io
 import json
 import os
 import subprocess
@@ -49,7 +50,6 @@ def hark_binary():
 def read(path):
     if not path.endswith(".wav"):  # FLAC: sox (bench/setup-bench.sh installs it) to 16 kHz mono WAV
         converted = subprocess.run(["sox", path, "-t", "wav", "-r", str(RATE), "-c", "1", "-b", "16", "-"], check=True, capture_output=True).stdout
-        import io
         path = io.BytesIO(converted)
     with wave.open(path, "rb") as w:
         assert w.getnchannels() == 1 and w.getsampwidth() == 2, path
@@ -106,10 +106,11 @@ def best_correlation(a, b, max_lag=RATE // 50):
 
 
 def activity(pcm, window=RATE // 50):
+    """1.0 for each sample of a 20 ms block with sound in it, else 0.0 (the last partial block counts as silent)."""
     n = len(pcm) // window
     level = np.sqrt((pcm[: n * window].reshape(n, window) ** 2).mean(axis=1))
     on = level > max(100.0, 0.05 * level.max())
-    return np.repeat(on, window).astype(float)[: len(pcm)].tolist() + [0.0] * (len(pcm) - n * window)
+    return np.concatenate([np.repeat(on, window).astype(float), np.zeros(len(pcm) - n * window)])
 
 
 def main():
@@ -135,6 +136,12 @@ def main():
         ("kitchen: 60 ms, RT60 300 ms, echo 0 dB", dict(delay_ms=60, rt60_ms=300, gain_db=0, distortion=0)),
         ("small speaker driven hard: 40 ms, RT60 150 ms, -6 dB, saturating", dict(delay_ms=40, rt60_ms=150, gain_db=-6, distortion=1)),
     ]
+    far_path = os.path.join(args.out, "far.wav")
+    mic_path = os.path.join(args.out, "mic.wav")
+    out_path = os.path.join(args.out, "out.wav")
+    write(far_path, far)
+    far_on = activity(far)
+    near_on = activity(near_track)
     rows = []
     for label, p in paths:
         h = room_response(rng, p["delay_ms"], p["rt60_ms"])
@@ -144,21 +151,15 @@ def main():
         noise = rng.standard_normal(len(far)) * 32768 * 10 ** (NOISE_DBFS / 20)
         for double_talk in (False, True):
             mic = echo + noise + (near_track if double_talk else 0)
-            far_path = os.path.join(args.out, "far.wav")
-            mic_path = os.path.join(args.out, "mic.wav")
-            write(far_path, far)
             write(mic_path, mic)
+            # ERLE where the far end talks and the near end does not (the output there is residual echo and noise).
+            mask = far_on * (1 - near_on) if double_talk else far_on
             for residual in (True, False):
-                out_path = os.path.join(args.out, "out.wav")
                 command = [hark, "echo-cancel", "--played", far_path, "--microphone", mic_path, "--output", out_path]
                 if not residual:
                     command.append("--no-residual")
                 subprocess.run(command, check=True)
                 out = read(out_path)[: len(far)]
-                far_on = np.array(activity(far))
-                near_on = np.array(activity(near_track)) if double_talk else np.zeros(len(far))
-                # ERLE where the far end talks and the near end does not (the output there is residual echo and noise).
-                mask = far_on * (1 - near_on)
                 windows = erle_windows(echo, out, noise, mask)
                 after = [e for t, e in windows if t >= 2.0]
                 median_after = float(np.median(after)) if after else float("nan")

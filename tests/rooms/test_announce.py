@@ -14,20 +14,21 @@ from roomclient import BLOCK, RATE, Member, aligned_correlation, silence, speech
 ANNOUNCEMENT = "dinner is ready, come to the kitchen"
 
 
-def loud_seconds(pcm, threshold=300):
-    """How much of `pcm` is sound rather than silence: the 20 ms blocks whose RMS passes `threshold`."""
+def loud_blocks(pcm, threshold=300):
+    """The indices of `pcm`'s whole 20 ms blocks whose RMS passes `threshold`: sound rather than silence."""
     n = len(pcm) // BLOCK
-    if n == 0:
-        return 0.0
     blocks = pcm[: n * BLOCK].astype(np.float64).reshape(n, BLOCK)
-    return float((np.sqrt((blocks ** 2).mean(axis=1)) > threshold).sum()) * BLOCK / RATE
+    return np.flatnonzero(np.sqrt((blocks ** 2).mean(axis=1)) > threshold)
 
 
-def loud_span(pcm, threshold=300):
+def loud_seconds(pcm):
+    """How much of `pcm` is sound rather than silence."""
+    return len(loud_blocks(pcm)) * BLOCK / RATE
+
+
+def loud_span(pcm):
     """`pcm` from its first loud 20 ms block to its last: the announcement without the silence around it."""
-    n = len(pcm) // BLOCK
-    blocks = pcm[: n * BLOCK].astype(np.float64).reshape(n, BLOCK)
-    loud = np.flatnonzero(np.sqrt((blocks ** 2).mean(axis=1)) > threshold)
+    loud = loud_blocks(pcm)
     return pcm[loud[0] * BLOCK:(loud[-1] + 1) * BLOCK] if len(loud) else pcm[:0]
 
 
