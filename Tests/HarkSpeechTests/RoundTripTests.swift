@@ -62,6 +62,12 @@ struct RoundTripTests {
         #expect(wrongActions.isEmpty, "\(wrongActions)")
     }
 
+    /// A rate, not a count of a handful: eSpeak's audio for one text varies with what the process spoke
+    /// before (its pitch flutter runs on across calls), and a few sentences sit near the rejection point, so
+    /// one of them flips between runs. Measured over 5 different histories: 4 of 120 accepted (3%), and
+    /// 2 of the first 8 once in CI, which an "at most 1 of 8" bound failed. Here 24 sentences at two rates
+    /// keep the bound at one in eight while a single flip no longer decides the test. The rejection rate
+    /// itself is measured in bench/ (issue 16 aims at ≤ 1% clean).
     @Test("Sentences from outside the assistant's domain are rejected, not acted on")
     func outOfDomainIsRejected() throws {
         let recognizer = try Self.recognizer()
@@ -71,13 +77,28 @@ struct RoundTripTests {
             "my sister plays the violin in an orchestra", "how many kilometres is it to the nearest hospital",
             "please remind me to buy bread and cheese", "the stock market fell sharply this morning",
             "can you recommend a good italian restaurant", "what is the capital of australia",
+            "the train to london leaves at half past nine", "we planted tomatoes and beans in the garden",
+            "who won the football match last night", "my phone battery is almost empty",
+            "the children are building a sandcastle on the beach", "read me the latest news about the election",
+            "how do you say good night in spanish", "the dentist appointment was moved to friday",
+            "send an email to my boss about the meeting", "there is a traffic jam on the motorway",
+            "what is the square root of one hundred and forty four", "the cat is sleeping on the sofa",
+            "order a large pizza with mushrooms", "my grandmother knits warm woollen socks",
+            "play some jazz music in the living room", "when does the supermarket close on sunday",
         ]
         var accepted: [String] = []
-        for sentence in sentences {
-            let command = understanding.understand(try recognizer.recognize(try Self.speech(sentence)))
-            if command.accepted { accepted.append("\(sentence) → \"\(command.transcript.text)\" \(command.intent?.intent ?? "-")") }
+        var total = 0
+        for rate in [160, 190] {
+            for sentence in sentences {
+                let command = understanding.understand(try recognizer.recognize(try Self.speech(sentence, rate: rate)))
+                total += 1
+                if command.accepted {
+                    accepted.append("\(sentence) at \(rate) → \"\(command.transcript.text)\" \(command.intent?.intent ?? "-")")
+                }
+            }
         }
-        #expect(accepted.count <= 1, "accepted: \(accepted)")
+        print("out of domain: \(accepted.count)/\(total) accepted \(accepted)")
+        #expect(accepted.count * 8 <= total, "accepted \(accepted.count)/\(total): \(accepted)")
     }
 
     @Test("A command captured through alsa-lib (the file plugin as microphone) is endpointed and understood")
