@@ -23,8 +23,9 @@ enum RecognizeCommand: Command {
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
           --denoise DB      run libspeexdsp's noise suppressor (up to DB dB of attenuation) over the audio first
-          --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds,
-                            decode_ms, snr_db, noisy_decoding,
+          --json            one JSON object per file: file, transcript, words (each with start and end in
+                            seconds), acoustic_confidence, acoustic_margin, audio_seconds, decode_ms, snr_db,
+                            noisy_decoding,
                             intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
         """

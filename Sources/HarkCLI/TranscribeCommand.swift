@@ -14,7 +14,7 @@ enum TranscribeCommand: Command {
         explain the audio than a free phone loop), the audio's length and the decoding time.
           --workspace PATH  listen for this workspace's sentences (default Intents/home.json)
           --general         any English, with the general en-us language model (slower, less accurate)
-          --json            one JSON object per file: file, transcript, acoustic_confidence, audio_seconds, decode_ms
+          --json            one JSON object per file: file, transcript, words, acoustic_confidence, audio_seconds, decode_ms
         \(SpeechCLI.modelUsage)
         """
 

@@ -41,6 +41,12 @@ struct SpeechCLITests {
             // is the level range of the voice itself, above the noisy-speech threshold.
             #expect((o["snr_db"] as? Double ?? 0) > 20 && o["noisy_decoding"] as? Bool == false, "\(line)")
             #expect(o["transcript"] as? String == "turn on the light", "\(line)")
+            // The words with their times, in order, inside the clip: what --json adds to the transcript.
+            let words = o["words"] as? [[String: Any]] ?? []
+            #expect(words.compactMap { $0["word"] as? String } == ["turn", "on", "the", "light"], "\(line)")
+            let times: [Double] = words.flatMap { word -> [Double] in [(word["start"] as? Double) ?? -1, (word["end"] as? Double) ?? -1] }
+            let length = (o["audio_seconds"] as? Double) ?? 0
+            #expect(times == times.sorted() && (times.first ?? -1) >= 0 && (times.last ?? .infinity) <= length, "\(times)")
             #expect(((o["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
             #expect(o["accepted"] as? Bool == true)
         }

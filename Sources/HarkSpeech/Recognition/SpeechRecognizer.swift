@@ -178,9 +178,13 @@ public final class SpeechRecognizer {
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
-            // Frames are 10 ms; times count from the start of the input, not of the added quiet.
+            // Frames are 10 ms; times count from the start of the input, not of the added quiet, and end with
+            // it: a word that ends on the input's last sample ran on into the quiet appended after it (an
+            // eSpeak clip of 0.80 s had "light" end at 0.85 s).
             let offset = Double(leadingPadding) / Double(PCMFormat.speech.sampleRate)
-            return Transcript.Word(text: word, start: max(0, Double(segment.startFrame) / 100 - offset), end: max(0, Double(segment.endFrame + 1) / 100 - offset))
+            let length = Double(inputSamples) / Double(PCMFormat.speech.sampleRate)
+            return Transcript.Word(text: word, start: min(length, max(0, Double(segment.startFrame) / 100 - offset)),
+                                   end: min(length, max(0, Double(segment.endFrame + 1) / 100 - offset)))
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let confidence: Double =
