@@ -9,9 +9,10 @@ import Synchronization
 public protocol RoomPresence: AnyObject, Sendable {
     /// The room the appliance is in now (`id`, `name`), nil when none.
     var currentRoom: (id: String, name: String)? { get }
-    /// Joins the open room whose display name matches `name` (or, failing that, one named within `text`, the
-    /// whole request), leaving the room it was in. Never throws: what happened is the outcome.
-    func join(named name: String, text: String?) -> RoomOutcome
+    /// Joins the open room whose display name matches `name` (the room entity's value), or else `said` (the
+    /// words that named it), or else one named within `text` (the whole request), leaving the room it was in.
+    /// Never throws: what happened is the outcome.
+    func join(named name: String, said: String?, text: String?) -> RoomOutcome
     /// Leaves the room it is in.
     func leave() -> RoomOutcome
     /// One block of the microphone (16 kHz mono) while in a room: goes (echo cancelled) to the room, and what
@@ -88,8 +89,11 @@ public final class RoomLink: Sendable {
         }
         switch command {
         case "join":
-            let asked = parameters["room"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            return presence.join(named: asked, text: parameters["text"]?.stringValue)
+            func text(_ key: String) -> String? {
+                let value = parameters[key]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                return value.isEmpty ? nil : value
+            }
+            return presence.join(named: text("room") ?? "", said: text("said"), text: text("text"))
         case "leave":
             return presence.leave()
         default:

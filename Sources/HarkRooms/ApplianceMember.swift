@@ -50,11 +50,11 @@ public final class ApplianceMember: RoomPresence {
 
     // MARK: Joining and leaving
 
-    public func join(named name: String, text: String?) -> RoomOutcome {
+    public func join(named name: String, said: String?, text: String?) -> RoomOutcome {
         let open: [Room]
         do { open = try rooms.openRooms() } catch { return RoomOutcome(.failed, asked: name, message: error.message) }
-        guard let room = Self.match(name, text: text, in: open) else {
-            let asked = name.isEmpty ? nil : name
+        guard let room = Self.match(name, text: text, in: open) ?? said.flatMap({ Self.match($0, text: nil, in: open) }) else {
+            let asked = [said ?? "", name].first { !$0.isEmpty }
             return RoomOutcome(.noRoom, asked: asked, message: asked.map { "there is no open room called \"\($0)\"" } ?? "no open room was named")
         }
         return join(room: room)
@@ -102,7 +102,8 @@ public final class ApplianceMember: RoomPresence {
             defer { s = State() }
             return (s.room, s.channel)
         }
-        if let channel { audio.detach(channel) }
+        // Leave first, then take the audio out: detaching a member's last channel would otherwise leave for it.
+        defer { if let channel { audio.detach(channel) } }
         guard let id, let room = rooms.room(id) else { return RoomOutcome(.notInRoom, message: "not in a room") }
         guard rooms.isJoined(Rooms.applianceID, in: id) else {
             return RoomOutcome(.notInRoom, message: "not in a room (\(room.displayName) was left or closed)")
