@@ -38,9 +38,12 @@ public final class ApplianceMember: RoomPresence {
 
     private let state = Mutex(State())
 
+    /// Makes the appliance a possible member of `audio`'s rooms: `RoomsAPI`'s `POST /rooms/{id}/appliance` finds it
+    /// there.
     public init(audio: RoomAudio, echoCancellation: Bool = true) {
         self.audio = audio
         self.echoCancellation = echoCancellation
+        audio.install(self)
     }
 
     public var currentRoom: (id: String, name: String)? {

@@ -69,6 +69,15 @@ public final class RoomAudio: Sendable {
         self.rooms = rooms
     }
 
+    private let applianceMember = Mutex<ApplianceMember?>(nil)
+
+    /// The appliance as a possible member of these rooms (`hark run`); nil where there is none (`hark serve`).
+    public var appliance: ApplianceMember? { applianceMember.withLock { $0 } }
+
+    func install(_ member: ApplianceMember) {
+        applianceMember.withLock { $0 = member }
+    }
+
     public var statistics: Statistics { counters.withLock { $0 } }
 
     func count(_ update: (inout Statistics) -> Void) {

@@ -167,3 +167,83 @@ def test_appliance_member_round_trip_through_alsa(run, appliance_pcm, person_pcm
         assert abs(own) < 0.3, f"the appliance's own sentence came back to its speaker (correlation {own:.3f})"
     finally:
         assert appliance.stop() == 0, f"hark run did not stop cleanly; log:\n{appliance.log_path.read_text()}"
+
+
+def described(value, schema_name):
+    """The answer has the fields docs/openapi.json requires of `schema_name`, with its enums' values (the browser
+    lane validates the schemas in full against `hark serve`, which has no appliance to bring in)."""
+    schema = json.loads((REPO / "docs" / "openapi.json").read_text())["components"]["schemas"][schema_name]
+    missing = [field for field in schema["required"] if field not in value]
+    assert not missing, f"{schema_name} lacks {missing}: {value}"
+    for field, spec in schema["properties"].items():
+        if "enum" in spec:
+            assert value[field] in spec["enum"], f"{schema_name}.{field} = {value[field]!r}, not one of {spec['enum']}"
+
+
+def test_joined_and_left_from_the_page_and_by_voice(run):
+    microphone = np.random.default_rng(4).normal(0, 20, 2 * RATE).astype(np.int16)
+    appliance = ApplianceRun(microphone, rooms={"name": "Den Hark"})
+    try:
+        device = appliance.device_token()
+        ada, ben = appliance.person(device, "Ada"), appliance.person(device, "Ben")
+        room = ada.create_room("Den")
+        ada.join(room)
+
+        def reply_to(line):
+            before = len([e for e in appliance.events() if e["kind"] == "reply"])
+            appliance.type(line)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                replies = [e for e in appliance.events() if e["kind"] == "reply"]
+                if len(replies) > before:
+                    return replies[before]["text"]
+                time.sleep(0.1)
+            raise AssertionError(f"no reply to {line!r}; log:\n{appliance.log_path.read_text()}")
+
+        def appliance_state():
+            status, members = ada.call("GET", f"/rooms/{room}/members")
+            assert status == 200, members
+            return next((m["state"] for m in members if m["id"] == "appliance"), None)
+
+        async def scenario():
+            events = await Events(ada).open()
+            await asyncio.sleep(0.2)
+            status, refused = ben.call("POST", f"/rooms/{room}/appliance", {"action": "join"})
+            assert status == 403 and refused["error"]["code"] == "forbidden", refused
+            status, bad = ada.call("POST", f"/rooms/{room}/appliance", {"action": "come"})
+            assert status == 400 and "action" in bad["error"]["message"], bad
+            status, not_in = ada.call("POST", f"/rooms/{room}/appliance", {"action": "leave"})
+            assert status == 409, not_in
+
+            # From the page: in, again (no change), out, and out again (409).
+            status, moved = ada.call("POST", f"/rooms/{room}/appliance", {"action": "join"})
+            assert status == 200 and moved["status"] == "joined", moved
+            described(moved, "ApplianceMove")
+            assert moved["member"] == {"id": "appliance", "name": "Den Hark", "kind": "appliance", "state": "joined",
+                                       "speaking": moved["member"]["speaking"]}, moved
+            status, again = ada.call("POST", f"/rooms/{room}/appliance", {"action": "join"})
+            assert status == 200 and again["status"] == "already", again
+            # By voice (typed here: the same turn as a spoken one): hang up, then drop in on the den ("den" is the
+            # @room entity's word for an office, so the words said find the room, not the entity's value).
+            assert reply_to("hang up") == "Leaving Den."
+            assert appliance_state() == "left"
+            assert reply_to("hang up") == "You are not in a room."
+            assert reply_to("drop in on the den") == "Joining Den."
+            assert appliance_state() == "joined"
+            assert reply_to("drop in on the attic") == "There is no room called attic."
+            assert appliance_state() == "joined", "a failed drop-in must not leave the room it is in"
+            status, moved = ada.call("POST", f"/rooms/{room}/appliance", {"action": "leave"})
+            assert status == 200 and moved["status"] == "left" and moved["member"]["state"] == "left", moved
+            status, again = ada.call("POST", f"/rooms/{room}/appliance", {"action": "leave"})
+            assert status == 409, again
+            await asyncio.sleep(0.5)
+            await events.close()
+            return events
+
+        events = run(scenario())
+        joins = [e["kind"] for _, e in events.events if e["kind"].startswith("member:") and e["member"]["id"] == "appliance"]
+        assert joins == ["member:joined", "member:left", "member:joined", "member:left"], joins
+        kinds = {e["member"]["kind"] for _, e in events.events if e["kind"].startswith("member:") and e["member"]["id"] == "appliance"}
+        assert kinds == {"appliance"}
+    finally:
+        assert appliance.stop() == 0, f"hark run did not stop cleanly; log:\n{appliance.log_path.read_text()}"
