@@ -1,0 +1,74 @@
+import Foundation
+import HarkAppliance
+import HarkAudio
+@testable import HarkRooms
+import Testing
+
+/// The appliance as a room member, without a server: which room a spoken name means, and the in-process
+/// path through the real mixing thread (mix-minus, membership events).
+@Suite("Appliance member")
+struct ApplianceMemberTests {
+    static func room(_ name: String, _ id: String) -> Room {
+        Room(id: id, displayName: name, creator: "p", created: Date(), idleSince: nil)
+    }
+
+    @Test("a spoken name finds the room by its display name, then within the words said; else none")
+    func matching() {
+        let rooms = [Self.room("Kitchen", "k"), Self.room("Living Room", "l"), Self.room("Room", "r"), Self.room("Grandma's flat", "g")]
+        #expect(ApplianceMember.match("kitchen", text: nil, in: rooms)?.id == "k")
+        #expect(ApplianceMember.match("the living room", text: nil, in: rooms)?.id == "l")
+        #expect(ApplianceMember.match("", text: "drop in on grandma's flat please", in: rooms)?.id == "g")
+        // The longest name said wins: "living room" over "room".
+        #expect(ApplianceMember.match("lounge", text: "connect me to the living room", in: rooms)?.id == "l")
+        #expect(ApplianceMember.match("garage", text: "drop in on the garage", in: rooms) == nil)
+        #expect(ApplianceMember.match("", text: "kit", in: rooms) == nil)
+    }
+
+    @Test("joined in process, it hears the others through the mixer, never itself, and leaving is an event")
+    func roundTrip() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hark-member-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rooms = try Rooms(database: directory.appendingPathComponent("rooms.sqlite3"), applianceName: "Kitchen Hark")
+        let audio = RoomAudio(rooms: rooms)
+        let member = ApplianceMember(audio: audio, echoCancellation: false)
+        #expect(audio.appliance === member)
+        let ada = try rooms.setName("Ada", person: nil, device: "d")
+        let seen = EventLog()
+        let subscription = rooms.subscribe(member: ada) { seen.add($0) }
+        defer { rooms.unsubscribe(subscription) }
+
+        #expect(member.leave().status == .notInRoom)
+        let outcome = try member.joinOrCreate(displayName: "Kitchen")
+        #expect(outcome.status == .joined && outcome.room == "Kitchen")
+        let room = try #require(outcome.roomID)
+        try rooms.join(room: room, member: ada)
+        #expect(try rooms.members(of: room).contains { $0.id == Rooms.applianceID && $0.kind == .appliance && $0.name == "Kitchen Hark" })
+        #expect(try member.joinOrCreate(displayName: "kitchen").status == .already)
+
+        // A 440 Hz tone in 100 ms blocks, as the voice loop reads the microphone; another member would hear it, the
+        // appliance must not: with nobody else talking its own mix stays silent.
+        let tone = (0..<1_600).map { Int16(8_000 * sin(2 * Double.pi * 440 * Double($0) / 16_000)) }
+        var heard: [Int16] = []
+        for _ in 0..<15 {
+            heard += member.exchange(microphone: PCMBuffer(format: .speech, samples: tone)).samples
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(heard.count > 16_000, "the mixer gave the appliance \(heard.count) samples in 1.5 s")
+        #expect(heard.allSatisfy { $0 == 0 }, "the appliance heard itself")
+        #expect(try rooms.members(of: room).first { $0.id == Rooms.applianceID }?.speaking == true)
+
+        #expect(member.leave().status == .left)
+        #expect(member.currentRoom == nil)
+        #expect(!rooms.isJoined(Rooms.applianceID, in: room))
+        let kinds = seen.events.filter { $0.member?.id == Rooms.applianceID && $0.kind.rawValue.hasPrefix("member:") }.map(\.kind)
+        #expect(kinds == [.memberLeft], "Ada joined after the appliance: she sees it leave only (\(kinds))")
+    }
+}
+
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [RoomEvent] = []
+    func add(_ event: RoomEvent) { lock.withLock { stored.append(event) } }
+    var events: [RoomEvent] { lock.withLock { stored } }
+}
