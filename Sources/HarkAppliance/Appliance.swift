@@ -117,10 +117,14 @@ public final class Appliance {
                 do {
                     if let read = try audio.read(maxFrames: Self.block) {
                         let block = read.format == .speech ? read : try read.converted(to: .speech)
-                        let inRoom = exchangeWithRoom(block)
-                        // In a room the microphone is a conversation: only the wake phrase or the button makes a
-                        // turn, so speech that starts turns by itself (`--input`) is the room's, not a command.
-                        try consume(block, mode: inRoom && mode == .everySpeech ? .triggered : mode)
+                        // In a room the loop hears the microphone with the room's sound taken out, and the microphone
+                        // is a conversation: only the wake phrase or the button makes a turn, so speech that starts
+                        // turns by itself (`--input`) is the room's, not a command.
+                        if let heard = exchangeWithRoom(block) {
+                            try consume(heard, mode: mode == .everySpeech ? .triggered : mode)
+                        } else {
+                            try consume(block, mode: mode)
+                        }
                     } else {
                         audioEnded = true
                         try finishListening(reason: "end of input")
@@ -279,15 +283,17 @@ public final class Appliance {
     // MARK: - A room
 
     /// While the appliance is in a room: the microphone block goes to the room (echo cancelled against what the
-    /// speaker played), and what the room mixed for the appliance meanwhile goes to the speaker. Returns whether
-    /// it is in a room.
-    private func exchangeWithRoom(_ block: PCMBuffer) -> Bool {
+    /// speaker played), and what the room mixed for the appliance meanwhile goes to the speaker. Returns the
+    /// echo-cancelled block, or nil when it is in no room.
+    private func exchangeWithRoom(_ block: PCMBuffer) -> PCMBuffer? {
         guard let presence = turns.roomLink.current, presence.currentRoom != nil else {
             roomPlayback = nil
-            return false
+            return nil
         }
-        let mix = presence.exchange(microphone: block)
-        guard let speaker, !mix.samples.isEmpty else { return true }
+        let exchange = presence.exchange(microphone: block)
+        let heard = exchange.microphone.samples.isEmpty ? block : exchange.microphone
+        let mix = exchange.mix
+        guard let speaker, !mix.samples.isEmpty else { return heard }
         do {
             var out = mix
             if speaker.format.sampleRate != mix.format.sampleRate {
@@ -301,7 +307,7 @@ public final class Appliance {
         } catch {
             emit(.error, "room audio: \(error)", ["source": "audio"])
         }
-        return true
+        return heard
     }
 
     // MARK: - A turn

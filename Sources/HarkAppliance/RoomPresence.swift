@@ -18,7 +18,21 @@ public protocol RoomPresence: AnyObject, Sendable {
     /// One block of the microphone (16 kHz mono) while in a room: goes (echo cancelled) to the room, and what
     /// the room mixed for the appliance since the last call comes back to be played, 16 kHz mono. May wait a
     /// little when the microphone runs ahead of the room's clock (a file played as a microphone).
-    func exchange(microphone: PCMBuffer) -> PCMBuffer
+    func exchange(microphone: PCMBuffer) -> RoomExchange
+}
+
+/// What one microphone block brought back from the room.
+public struct RoomExchange: Sendable {
+    /// The block as the room got it: with the echo of what the speaker played taken out. The voice loop listens
+    /// to this one, so the room's voices coming out of the speaker are not heard as commands.
+    public var microphone: PCMBuffer
+    /// What to play: the room's mix for the appliance since the last block (16 kHz mono).
+    public var mix: PCMBuffer
+
+    public init(microphone: PCMBuffer, mix: PCMBuffer) {
+        self.microphone = microphone
+        self.mix = mix
+    }
 }
 
 /// What a join or leave did, as the dialog's `result_variable` receives it:

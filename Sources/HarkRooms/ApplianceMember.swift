@@ -119,9 +119,11 @@ public final class ApplianceMember: RoomPresence {
 
     // MARK: Audio
 
-    public func exchange(microphone: PCMBuffer) -> PCMBuffer {
+    public func exchange(microphone: PCMBuffer) -> RoomExchange {
         let speech = PCMFormat(sampleRate: RoomAudio.sampleRate, channels: 1)
-        guard microphone.format == speech, let local = state.withLock({ $0.channel?.local }) else { return PCMBuffer(format: speech) }
+        guard microphone.format == speech, let local = state.withLock({ $0.channel?.local }) else {
+            return RoomExchange(microphone: microphone, mix: PCMBuffer(format: speech))
+        }
         let cleaned: [Int16] = state.withLock { s in
             let count = microphone.samples.count
             var far = Array(s.played.prefix(count))
@@ -136,13 +138,21 @@ public final class ApplianceMember: RoomPresence {
         while local.inboundSamples > Self.maximumAheadSamples, !local.isCut, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let mix = local.takeOutput()
+        var mix = local.takeOutput()
+        // After the loop was away (saying a reply), play only the newest of what waited: the room stays live
+        // rather than running late from then on.
+        if mix.count > Self.maximumPlaybackBacklog { mix.removeFirst(mix.count - Self.playbackAfterBacklog) }
         state.withLock { s in
             s.played += mix
             if s.played.count > LocalAudio.maximumQueuedSamples { s.played.removeFirst(s.played.count - LocalAudio.maximumQueuedSamples) }
         }
-        return PCMBuffer(format: speech, samples: mix)
+        return RoomExchange(microphone: PCMBuffer(format: speech, samples: cleaned), mix: PCMBuffer(format: speech, samples: mix))
     }
+
+    /// More than this much of the room's mix waiting for the speaker (300 ms; a 100 ms block normally finds
+    /// 100 ms) means the loop was away; only the newest `playbackAfterBacklog` (200 ms) is then played.
+    static let maximumPlaybackBacklog = RoomAudio.sampleRate * 3 / 10
+    static let playbackAfterBacklog = RoomAudio.sampleRate / 5
 
     // MARK: Matching a spoken room name
 

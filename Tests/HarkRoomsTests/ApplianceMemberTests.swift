@@ -51,12 +51,18 @@ struct ApplianceMemberTests {
         let tone = (0..<1_600).map { Int16(8_000 * sin(2 * Double.pi * 440 * Double($0) / 16_000)) }
         var heard: [Int16] = []
         for _ in 0..<15 {
-            heard += member.exchange(microphone: PCMBuffer(format: .speech, samples: tone)).samples
+            heard += member.exchange(microphone: PCMBuffer(format: .speech, samples: tone)).mix.samples
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(heard.count > 16_000, "the mixer gave the appliance \(heard.count) samples in 1.5 s")
         #expect(heard.allSatisfy { $0 == 0 }, "the appliance heard itself")
         #expect(try rooms.members(of: room).first { $0.id == Rooms.applianceID }?.speaking == true)
+
+        // A loop that was away for a second (saying a reply) gets only the newest 200 ms, not a second of backlog.
+        Thread.sleep(forTimeInterval: 1)
+        let after = member.exchange(microphone: PCMBuffer(format: .speech, samples: tone))
+        #expect(after.mix.samples.count == ApplianceMember.playbackAfterBacklog, "\(after.mix.samples.count) samples after a second away")
+        #expect(after.microphone.samples.count == tone.count)
 
         #expect(member.leave().status == .left)
         #expect(member.currentRoom == nil)
