@@ -72,6 +72,79 @@ struct ApplianceMemberTests {
     }
 }
 
+extension ApplianceMemberTests {
+    /// The power of `samples` in dB (relative to 1), for echo return loss.
+    static func power(_ samples: ArraySlice<Int16>) -> Double {
+        let energy = samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))
+        return 10 * log10(max(energy, 1e-9))
+    }
+
+    /// Ada (an in-process member here, fed white noise: a far end the canceller can learn from) talks; the
+    /// appliance's speaker plays her and its microphone hears that again, 30 ms later at half the amplitude.
+    /// Returns the echo's power, what the room got from the appliance's microphone and what Ada heard, in the
+    /// last 1.5 s of 5 s. The speaker is simulated as an ALSA device behaves: it plays what it was given in order,
+    /// 100 ms a block, and silence when it runs dry (so a late start delays what follows) — the assumption the
+    /// canceller's far end (what was handed to the speaker, in order) rests on.
+    static func echoThroughTheRoom(cancelling: Bool) throws -> (echo: Double, sent: Double, adaHeard: Double) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hark-member-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rooms = try Rooms(database: directory.appendingPathComponent("rooms.sqlite3"))
+        let audio = RoomAudio(rooms: rooms)
+        let member = ApplianceMember(audio: audio, echoCancellation: cancelling)
+        let ada = try rooms.setName("Ada", person: nil, device: "d")
+        let room = try #require(try member.joinOrCreate(displayName: "Kitchen").roomID)
+        try rooms.join(room: room, member: ada)
+        let adaChannel = audio.attachLocal(room: room, member: ada)
+        let adaAudio = try #require(adaChannel.local)
+        defer {
+            audio.detach(adaChannel)
+            _ = member.leave()
+        }
+        var generator = SystemRandomNumberGenerator()
+        var speakerQueue: [Int16] = []
+        var sounded: [Int16] = []  // what the speaker played, 100 ms a block
+        var echoes: [Int16] = []
+        var sent: [Int16] = []
+        var adaHeard: [Int16] = []
+        let delay = 480  // 30 ms
+        for _ in 0..<50 {
+            adaAudio.put((0..<1_600).map { _ in Int16.random(in: -6_000...6_000, using: &generator) })
+            // The microphone hears what the speaker sounded meanwhile, 30 ms late and at half the amplitude, over a
+            // faint floor.
+            let now = sounded.count
+            let microphone = (0..<1_600).map { i -> Int16 in
+                let position = now - 1_600 + i - delay
+                let echo = sounded.indices.contains(position) ? sounded[position] / 2 : 0
+                return echo &+ Int16.random(in: -20...20, using: &generator)
+            }
+            let exchange = member.exchange(microphone: PCMBuffer(format: .speech, samples: microphone))
+            // The speaker, like an ALSA device: 100 ms a block from what it was given, silence when it has run dry.
+            speakerQueue += exchange.mix.samples
+            let block = Array(speakerQueue.prefix(1_600))
+            speakerQueue.removeFirst(block.count)
+            sounded += block + [Int16](repeating: 0, count: 1_600 - block.count)
+            echoes += microphone
+            sent += exchange.microphone.samples
+            adaHeard += adaAudio.takeOutput()
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let tail = 24_000
+        return (power(echoes.suffix(tail)), power(sent.suffix(tail)), power(adaHeard.suffix(tail)))
+    }
+
+    @Test("the far end does not hear itself: the echo of the room in the appliance's microphone is cancelled")
+    func echoIsCancelled() throws {
+        let on = try Self.echoThroughTheRoom(cancelling: true)
+        let off = try Self.echoThroughTheRoom(cancelling: false)
+        func dB(_ x: Double) -> String { String(format: "%.1f dB", x) }
+        print("appliance echo: \(dB(on.echo)) in the microphone; to the room \(dB(on.sent)) with the canceller, \(dB(off.sent)) without; Ada hears herself at \(dB(on.adaHeard)), \(dB(off.adaHeard)) without")
+        #expect(off.echo - off.sent < 1, "without the canceller the echo goes to the room as it is")
+        #expect(on.echo - on.sent >= 15, "echo return loss enhancement \(on.echo - on.sent) dB")
+        #expect(off.adaHeard - on.adaHeard >= 15, "Ada heard herself at \(on.adaHeard) dB, \(off.adaHeard) dB without the canceller")
+    }
+}
+
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [RoomEvent] = []
