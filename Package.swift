@@ -57,7 +57,7 @@ let package = Package(
         // The drop-in rooms app: people's names, rooms and memberships (SQLite through HarkAppliance's store
         // types), the events members hear, and its routes (RoomsAPI), which HarkServer mounts behind its auth.
         // Live audio: Opus frames on a WebSocket per member, speexdsp's jitter buffer, the mix-minus thread.
-        .target(name: "HarkRooms", dependencies: ["HarkCore", "HarkAppliance", "HarkHTTP", "COpus", "CSpeexDSP"]),
+        .target(name: "HarkRooms", dependencies: ["HarkCore", "HarkAppliance", "HarkAudio", "HarkHTTP", "COpus", "CSpeexDSP"]),
         // The LAN companion on that engine: auth (libsodium), the Watson-compatible and appliance APIs and their
         // WebSockets. Every route is registered here (CompanionAPI.router).
         .target(name: "HarkServer", dependencies: [

@@ -1,6 +1,7 @@
 // Drop-in rooms in the page (docs/rooms.md, docs/server-api.md "Rooms"): the name others see (`POST /auth`), the
 // open rooms with refresh, a dialog to create one, and a room's view: a grid of members (a circle with the name
-// under it, a ring while that member speaks, appliances marked), mute and leave, and the live audio.
+// under it, a ring while that member speaks, appliances marked), mute and leave, bring the appliance in or send
+// it out, and the live audio.
 //
 // Rooms need a person's token: the paired device's token asks for one with the chosen name, and the page keeps
 // it next to the device's. Joins, leaves and who is speaking arrive on an events socket opened with it.
@@ -47,6 +48,7 @@ export class RoomsPanel {
       dialogCancel: $('room-dialog-cancel'),
       roomView: $('room-view'), roomTitle: $('room-title'), members: $('room-members'), audioState: $('room-audio-state'),
       mute: $('room-mute'), leave: $('room-leave'), ask: $('room-ask'), assistant: $('room-assistant'),
+      appliance: $('room-appliance'),
     };
     this.person = null; // {id, name, jwt, expires}
     this.room = null; // {id, display_name}
@@ -87,6 +89,7 @@ export class RoomsPanel {
       this.audio?.setMuted(muted);
     });
     ui.leave.addEventListener('click', () => this.leaveRoom());
+    ui.appliance.addEventListener('click', () => this.moveAppliance());
     // Asking the assistant from the room: push-to-talk on `/api/listen?room=ID`; the appliance says the reply
     // into the room, so everyone hears it (this page too, through the mix: its WAV is not played again here).
     this.ask = new PushToTalk({
@@ -255,6 +258,7 @@ export class RoomsPanel {
       ui.mute.querySelector('.label').textContent = 'Mute';
       this.members.clear();
       ui.members.replaceChildren();
+      this.showAppliance(false);
       this.startEvents();
       await this.loadMembers();
       if (!this.context) this.startConversation(); // ready before the first question
@@ -263,6 +267,31 @@ export class RoomsPanel {
       this.showError(error);
       if (error instanceof APIError && (error.status === 404 || error.status === 410)) this.refresh();
     }
+  }
+
+  /**
+   * Brings the appliance (its microphone and speaker) into this room, or sends it out: `POST /rooms/{id}/appliance`.
+   * The button follows the appliance's membership as the members list and the events report it.
+   */
+  async moveAppliance() {
+    if (!this.room) return;
+    const inRoom = this.ui.appliance.getAttribute('aria-pressed') === 'true';
+    this.ui.appliance.disabled = true;
+    try {
+      const moved = await this.api(`/rooms/${encodeURIComponent(this.room.id)}/appliance`, {
+        method: 'POST', body: { action: inRoom ? 'leave' : 'join' },
+      });
+      if (moved?.member) this.showMember(moved.member);
+    } catch (error) {
+      this.showError(error);
+    } finally {
+      this.ui.appliance.disabled = false;
+    }
+  }
+
+  showAppliance(inRoom) {
+    this.ui.appliance.setAttribute('aria-pressed', String(inRoom));
+    this.ui.appliance.textContent = inRoom ? 'Send Hark out' : 'Bring Hark in';
   }
 
   async loadMembers() {
@@ -276,6 +305,7 @@ export class RoomsPanel {
     if (!member?.id) return;
     const ui = this.ui;
     let tile = this.members.get(member.id);
+    if (member.kind === 'appliance') this.showAppliance(member.state === 'joined');
     if (member.state !== 'joined') {
       tile?.remove();
       this.members.delete(member.id);

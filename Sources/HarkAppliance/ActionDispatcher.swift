@@ -14,14 +14,17 @@ public final class ActionDispatcher: DialogActionPerformer {
     let turn: Int64?
     /// What triggered a picture (`voice`, `console`, `web`), stored with it.
     let trigger: String
+    /// The appliance's room membership, for the `room` action; nil: rooms are not available.
+    let rooms: RoomLink?
 
     /// - Parameters:
     ///   - report: receives the `action`, `device` and `error` events as they happen, to be stored and shown.
     ///   - announce: receives the `picture` event, which the picture store has already stored, to be shown.
     public init(
-        devices: DeviceSet, pictures: PictureStore?, turn: Int64?, trigger: String,
+        devices: DeviceSet, pictures: PictureStore?, turn: Int64?, trigger: String, rooms: RoomLink? = nil,
         report: @escaping (ApplianceEvent) -> Void, announce: @escaping (ApplianceEvent) -> Void
     ) {
+        self.rooms = rooms
         self.devices = devices
         self.pictures = pictures
         self.turn = turn
@@ -35,7 +38,24 @@ public final class ActionDispatcher: DialogActionPerformer {
 
     public func perform(_ action: DialogAction) throws(DialogActionFailure) -> JSONValue {
         let command = action.parameters["command"]?.stringValue ?? ""
+        if action.name == RoomLink.actionName, let rooms {
+            do { return try room(rooms, command: command, parameters: action.parameters).json } catch { throw DialogActionFailure(error.message) }
+        }
         do { return try run(device: action.name, command: command).dialogValue } catch { throw DialogActionFailure(error.message) }
+    }
+
+    /// Joins or leaves a room for the dialog, reported as an `action` event (an `error` event for a bad command).
+    /// A room that is not there is an outcome the dialog answers ("There is no room called …"), not an error.
+    public func room(_ rooms: RoomLink, command: String, parameters: JSONObject) throws(DeviceCommandError) -> RoomOutcome {
+        let outcome: RoomOutcome
+        do { outcome = try rooms.perform(command: command, parameters: parameters) } catch {
+            report(event(.error, "room \(command): \(error.message)", ["name": .string(RoomLink.actionName), "command": .string(command)]))
+            throw error
+        }
+        report(event(.action, "room \(command): \(outcome.message)", [
+            "name": .string(RoomLink.actionName), "command": .string(command), "result": outcome.json,
+        ]))
+        return outcome
     }
 
     /// Runs `command` on the device named `name` and reports it as events: `action` (and `device` for an

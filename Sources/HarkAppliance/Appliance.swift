@@ -58,6 +58,9 @@ public final class Appliance {
     static let releaseTail = 0.4
     private var listening: Listening?
     private var stopping = false
+    /// The room's mix on its way to the speaker: one resampler kept across blocks, so block edges leave no
+    /// clicks (made when the first block of a room arrives).
+    private var roomPlayback: Resampler?
     /// Issues a one-time pairing code for the web page (nil when there is no server), and shows it.
     public var pairingCode: (() -> String?)?
     public var printPairingCode: ((String) -> Void)?
@@ -112,8 +115,16 @@ public final class Appliance {
             if stopping { break }
             if !audioEnded, let audio {
                 do {
-                    if let block = try audio.read(maxFrames: Self.block) {
-                        try consume(block.format == .speech ? block : block.converted(to: .speech), mode: mode)
+                    if let read = try audio.read(maxFrames: Self.block) {
+                        let block = read.format == .speech ? read : try read.converted(to: .speech)
+                        // In a room the loop hears the microphone with the room's sound taken out, and the microphone
+                        // is a conversation: only the wake phrase or the button makes a turn, so speech that starts
+                        // turns by itself (`--input`) is the room's, not a command.
+                        if let heard = exchangeWithRoom(block) {
+                            try consume(heard, mode: mode == .everySpeech ? .triggered : mode)
+                        } else {
+                            try consume(block, mode: mode)
+                        }
                     } else {
                         audioEnded = true
                         try finishListening(reason: "end of input")
@@ -267,6 +278,36 @@ public final class Appliance {
         setLED(false)
         state = .understanding
         turn(turns.run(spoken: understanding.understand(transcript), context: context, source: source), spoken: true)
+    }
+
+    // MARK: - A room
+
+    /// While the appliance is in a room: the microphone block goes to the room (echo cancelled against what the
+    /// speaker played), and what the room mixed for the appliance meanwhile goes to the speaker. Returns the
+    /// echo-cancelled block, or nil when it is in no room.
+    private func exchangeWithRoom(_ block: PCMBuffer) -> PCMBuffer? {
+        guard let presence = turns.roomLink.current, presence.currentRoom != nil else {
+            roomPlayback = nil
+            return nil
+        }
+        let exchange = presence.exchange(microphone: block)
+        let heard = exchange.microphone.samples.isEmpty ? block : exchange.microphone
+        let mix = exchange.mix
+        guard let speaker, !mix.samples.isEmpty else { return heard }
+        do {
+            var out = mix
+            if speaker.format.sampleRate != mix.format.sampleRate {
+                if roomPlayback == nil { roomPlayback = try Resampler(from: mix.format.sampleRate, to: speaker.format.sampleRate, channels: 1) }
+                out = try roomPlayback?.process(mix) ?? mix
+            }
+            if speaker.format.channels > 1 {
+                out = PCMBuffer(format: speaker.format, samples: out.samples.flatMap { [Int16](repeating: $0, count: speaker.format.channels) })
+            }
+            try speaker.write(out)
+        } catch {
+            emit(.error, "room audio: \(error)", ["source": "audio"])
+        }
+        return heard
     }
 
     // MARK: - A turn

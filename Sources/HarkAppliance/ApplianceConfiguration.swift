@@ -109,6 +109,13 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var certificate: String?
     public var certificateKey: String?
 
+    /// The appliance as a member of the drop-in rooms (docs/rooms.md, "The appliance in a room"): the name
+    /// members see (nil = the machine's host name), the room it joins at start (nil = none; made when no open
+    /// room has that name), and whether its microphone goes through the echo canceller.
+    public var roomName: String?
+    public var roomJoin: String?
+    public var roomEchoCancellation = true
+
     /// Home Assistant's Wyoming services beside the loop, at this `tcp://HOST:PORT` (docs/wyoming.md); nil = off.
     public var wyoming: String?
 
@@ -235,6 +242,13 @@ extension ApplianceConfiguration {
                 ])
             },
             "wyoming": { v, p throws(ConfigurationError) in c.wyoming = try reader.optionalString(v, p) },
+            "rooms": { v, p throws(ConfigurationError) in
+                try reader.read(try reader.object(v, p), path: p, known: [
+                    "name": { v, p throws(ConfigurationError) in c.roomName = try reader.optionalName(v, p, maximum: 64) },
+                    "join": { v, p throws(ConfigurationError) in c.roomJoin = try reader.optionalName(v, p, maximum: 100) },
+                    "echo_cancellation": { v, p throws(ConfigurationError) in c.roomEchoCancellation = try reader.bool(v, p) },
+                ])
+            },
             "camera": { v, p throws(ConfigurationError) in
                 try reader.read(try reader.object(v, p), path: p, known: [
                     "device": { v, p throws(ConfigurationError) in c.cameraDevice = try reader.string(v, p) },
@@ -312,6 +326,19 @@ private struct FieldReader {
 
     func optionalString(_ v: JSONValue, _ p: String) throws(ConfigurationError) -> String? {
         v.isNull ? nil : try string(v, p)
+    }
+
+    /// A name people see (a room's, the appliance's): null, or 1…`maximum` characters after trimming, without
+    /// control characters.
+    func optionalName(_ v: JSONValue, _ p: String, maximum: Int) throws(ConfigurationError) -> String? {
+        guard let raw = try optionalString(v, p) else { return nil }
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw fail(p, "must not be empty (null for none)") }
+        guard name.count <= maximum else { throw fail(p, "is \(name.count) characters; at most \(maximum) are allowed") }
+        guard !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw fail(p, "must not contain control characters")
+        }
+        return name
     }
 
     func bool(_ v: JSONValue, _ p: String) throws(ConfigurationError) -> Bool {

@@ -75,7 +75,7 @@ public struct ApplianceParts {
     public var actionWarnings: [String] {
         var warnings: [String] = []
         for node in assistant.workspace.dialogNodes {
-            for action in node.actions where action.type == "client" && !devices.names.contains(action.name) {
+            for action in node.actions where action.type == "client" && action.name != RoomLink.actionName && !devices.names.contains(action.name) {
                 warnings.append("dialog node \"\(node.id)\": action \"\(action.name)\": no device named \"\(action.name)\" (configured: \(devices.names.joined(separator: ", ")))")
             }
         }

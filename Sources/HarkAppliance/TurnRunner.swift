@@ -13,6 +13,9 @@ public final class TurnRunner: Sendable {
     public let assistant: Assistant
     public let devices: DeviceSet
     public let recorder: EventRecorder
+    /// The appliance's membership of a drop-in room (empty until the server's rooms start): the dialog's
+    /// `room` action and the voice loop use it.
+    public let roomLink = RoomLink()
     let pictures: PictureStore?
     let thresholds: (acoustic: Double, intent: Double)
     /// Seeds each turn's own generator. Only the draw of a seed is serialised: a turn's matcher, dialog and
@@ -120,7 +123,7 @@ public final class TurnRunner: Sendable {
     public func dispatcher(turn: Int64?, trigger: String) -> ActionDispatcher {
         let recorder = recorder
         return ActionDispatcher(
-            devices: devices, pictures: pictures, turn: turn, trigger: trigger,
+            devices: devices, pictures: pictures, turn: turn, trigger: trigger, rooms: roomLink,
             report: { recorder.record($0) }, announce: { recorder.announce($0) })
     }
 

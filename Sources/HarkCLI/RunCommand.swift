@@ -3,6 +3,7 @@ import HarkAppliance
 import HarkAudio
 import HarkCore
 import HarkDevices
+import HarkRooms
 import HarkServer
 import HarkSpeech
 
@@ -192,11 +193,30 @@ enum RunCommand: Command {
             appliance.turns.recorder.record(.error, "server: \(failure.message)", ["source": "server"])
             return nil
         }
+        if let roomAudio = server.roomAudio {
+            joinRooms(setup.configuration, audio: roomAudio, appliance: appliance)
+        }
         let auth = server.auth
         appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
         appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }
         printError("hark: web page and API at \(server.url)" + (server.pairingCode.map { "; pair a browser with code \($0) (valid 5 minutes; `hark pair` makes another)" } ?? ""))
         return server
+    }
+
+    /// Makes the appliance a possible member of its server's rooms (by voice, from the page) and joins the
+    /// configuration's `rooms.join` room now; a room that cannot be joined is reported, not fatal.
+    static func joinRooms(_ configuration: ApplianceConfiguration, audio: RoomAudio, appliance: Appliance) {
+        let member = ApplianceMember(audio: audio, echoCancellation: configuration.roomEchoCancellation)
+        appliance.turns.roomLink.install(member)
+        guard let name = configuration.roomJoin else { return }
+        do {
+            let outcome = try member.joinOrCreate(displayName: name)
+            printError("hark: in room \(outcome.room ?? name) as \(audio.rooms.applianceName) (rooms.join)")
+            appliance.turns.recorder.record(.state, "Room: \(outcome.message)", ["source": "rooms", "room": .string(outcome.roomID ?? "")])
+        } catch {
+            printError("hark: rooms.join: cannot join \"\(name)\": \(error.message)")
+            appliance.turns.recorder.record(.error, "rooms.join: \(error.message)", ["source": "rooms"])
+        }
     }
 
     /// "a, b and c".

@@ -16,6 +16,8 @@ enum ServerSetup {
         var url: String
         var pairingCode: String?
         var auth: AuthService
+        /// The rooms' live audio, for the appliance to join as a member (`ApplianceMember`).
+        var roomAudio: RoomAudio?
     }
 
     static func start(
@@ -36,7 +38,7 @@ enum ServerSetup {
         let rooms: Rooms
         do {
             rooms = try Rooms(database: dataDirectory.appendingPathComponent("rooms.sqlite3"), idleClose: roomIdleClose,
-                              applianceName: hostnames().first ?? "Hark")
+                              applianceName: configuration.roomName ?? hostnames().first ?? "Hark")
         } catch {
             throw CommandFailure(message: "server: \(error.message)", exitCode: 73)
         }
@@ -73,7 +75,7 @@ enum ServerSetup {
         let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
-        return Started(server: server, url: url, pairingCode: code, auth: auth)
+        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio)
     }
 
     /// An `auth` event's data: outcome, method, client, and subject and token id when known.

@@ -69,6 +69,15 @@ public final class RoomAudio: Sendable {
         self.rooms = rooms
     }
 
+    private let applianceMember = Mutex<ApplianceMember?>(nil)
+
+    /// The appliance as a possible member of these rooms (`hark run`); nil where there is none (`hark serve`).
+    public var appliance: ApplianceMember? { applianceMember.withLock { $0 } }
+
+    func install(_ member: ApplianceMember) {
+        applianceMember.withLock { $0 = member }
+    }
+
     public var statistics: Statistics { counters.withLock { $0 } }
 
     func count(_ update: (inout Statistics) -> Void) {
@@ -81,8 +90,19 @@ public final class RoomAudio: Sendable {
     /// Adds a member's socket to the mix (closing an older socket of the same member in the same room), and
     /// starts the mixing thread if it is not running.
     func attach(room: String, member: String, connection: WebSocketConnection) -> AudioChannel {
+        attach { id in AudioChannel(id: id, room: room, member: member, connection: connection) }
+    }
+
+    /// Adds an in-process member (the appliance itself, `ApplianceMember`) to the mix: its microphone and
+    /// speaker are PCM queues, not a socket, but it is mixed (and hears mix-minus) like everyone else.
+    func attachLocal(room: String, member: String) -> AudioChannel {
+        attach { id in AudioChannel(id: id, room: room, member: member, local: LocalAudio()) }
+    }
+
+    private func attach(_ make: (UInt64) -> AudioChannel) -> AudioChannel {
         let (channel, replaced, start) = registry.withLock { r -> (AudioChannel, [AudioChannel], Bool) in
-            let channel = AudioChannel(id: r.next, room: room, member: member, connection: connection)
+            let channel = make(r.next)
+            let room = channel.room, member = channel.member
             r.next += 1
             let replaced = r.channels.values.filter { $0.room == room && $0.member == member }
             for old in replaced { r.channels[old.id] = nil }
@@ -91,7 +111,10 @@ public final class RoomAudio: Sendable {
             r.running = true
             return (channel, replaced, start)
         }
-        for old in replaced { old.connection.close(code: 4409, reason: "replaced by a newer audio socket of the same member") }
+        for old in replaced {
+            old.connection?.close(code: 4409, reason: "replaced by a newer audio socket of the same member")
+            old.local?.cut()
+        }
         if start {
             let thread = Thread { [self] in
                 // The name tools see (top -H, /proc/PID/task/*/comm; the benchmark finds the thread by it).
@@ -147,6 +170,13 @@ public final class RoomAudio: Sendable {
         if !stillThere && rooms.isJoined(channel.member, in: channel.room) {
             _ = try? rooms.leave(room: channel.room, member: channel.member)
         }
+    }
+
+    /// `detach`, off the mixing thread (leaving may write the rooms database): for an in-process member the
+    /// mixer found no longer joined.
+    func detachLater(_ channel: AudioChannel) {
+        channel.local?.cut()
+        reports.async { [self] in detach(channel) }
     }
 
     /// The open channels, or nil (and the thread marked stopped) when there are none.
@@ -208,8 +238,8 @@ public final class RoomAudio: Sendable {
     }
 }
 
-/// One member's audio socket in one room: its jitter buffer, filled by the socket's queue and emptied by the
-/// mixing thread under `inbox`'s lock.
+/// One member's audio in one room: either a socket, whose jitter buffer is filled by the socket's queue and
+/// emptied by the mixing thread under `inbox`'s lock, or an in-process member's PCM queues (`local`).
 final class AudioChannel: Sendable {
     struct Inbox {
         var jitter = JitterBuffer()
@@ -218,7 +248,10 @@ final class AudioChannel: Sendable {
     let id: UInt64
     let room: String
     let member: String
-    let connection: WebSocketConnection
+    /// The member's socket; nil for an in-process member.
+    let connection: WebSocketConnection?
+    /// The in-process member's microphone and speaker queues; nil for a socket.
+    let local: LocalAudio?
     let inbox = Mutex(Inbox())
 
     init(id: UInt64, room: String, member: String, connection: WebSocketConnection) {
@@ -226,5 +259,83 @@ final class AudioChannel: Sendable {
         self.room = room
         self.member = member
         self.connection = connection
+        local = nil
     }
+
+    init(id: UInt64, room: String, member: String, local: LocalAudio) {
+        self.id = id
+        self.room = room
+        self.member = member
+        connection = nil
+        self.local = local
+    }
+}
+
+/// An in-process member's audio, as 16 kHz PCM: what its microphone sent, waiting to be mixed (a queue that
+/// plays the jitter buffer's part: it fills to `prebufferSamples` before the mixer takes 20 ms a tick, and
+/// fills again after running dry), and what the mixer made for it, waiting to be played.
+final class LocalAudio: Sendable {
+    struct Queues {
+        var inbound: [Int16] = []
+        var started = false
+        var outbound: [Int16] = []
+        var cut = false
+    }
+
+    /// The microphone's audio is mixed once this much is queued: the loop hands over 100 ms at a time, the
+    /// mixer takes 20 ms, so 150 ms leaves room for a late block.
+    static let prebufferSamples = RoomAudio.sampleRate * 3 / 20
+    /// At most a second waits either way; older audio is dropped (a stalled loop or speaker loses, the room
+    /// goes on).
+    static let maximumQueuedSamples = RoomAudio.sampleRate
+
+    let queues = Mutex(Queues())
+
+    /// Queues microphone audio for the mix.
+    func put(_ samples: [Int16]) {
+        queues.withLock { q in
+            q.inbound += samples
+            if q.inbound.count > Self.maximumQueuedSamples { q.inbound.removeFirst(q.inbound.count - Self.maximumQueuedSamples) }
+        }
+    }
+
+    /// Microphone samples queued and not yet mixed.
+    var inboundSamples: Int { queues.withLock { $0.inbound.count } }
+
+    /// The next 20 ms of the microphone for the mixer, nil while filling up (or run dry: then it fills again).
+    func takeBlock() -> [Int16]? {
+        queues.withLock { q -> [Int16]? in
+            if !q.started {
+                guard q.inbound.count >= Self.prebufferSamples else { return nil }
+                q.started = true
+            }
+            guard q.inbound.count >= RoomAudio.blockSamples else {
+                q.started = false
+                return nil
+            }
+            let block = Array(q.inbound.prefix(RoomAudio.blockSamples))
+            q.inbound.removeFirst(RoomAudio.blockSamples)
+            return block
+        }
+    }
+
+    /// The mixer's 20 ms for this member.
+    func deliver(_ samples: [Int16]) {
+        queues.withLock { q in
+            q.outbound += samples
+            if q.outbound.count > Self.maximumQueuedSamples { q.outbound.removeFirst(q.outbound.count - Self.maximumQueuedSamples) }
+        }
+    }
+
+    /// Everything mixed for this member since the last call.
+    func takeOutput() -> [Int16] {
+        queues.withLock { q in
+            defer { q.outbound.removeAll(keepingCapacity: true) }
+            return q.outbound
+        }
+    }
+
+    /// Taken out of the mix (left, or replaced).
+    func cut() { queues.withLock { $0.cut = true } }
+    var isCut: Bool { queues.withLock { $0.cut } }
 }

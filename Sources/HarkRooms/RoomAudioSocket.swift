@@ -34,13 +34,14 @@ final class RoomAudioSocket: WebSocketHandler {
             channel.inbox.withLock { $0.jitter.put(sequence: frame.sequence, payload: frame.payload) }
             audio.count { $0.framesReceived += 1 }
         } catch {
-            refuse(error, on: channel.connection)
+            if let connection = channel.connection { refuse(error, on: connection) }
         }
     }
 
     func received(text: String) {
         guard let channel = channel.withLock({ $0 }) else { return }
-        refuse(RoomAudioFrameError(.text, "this socket takes binary audio frames (docs/rooms.md), not text"), on: channel.connection)
+        guard let connection = channel.connection else { return }
+        refuse(RoomAudioFrameError(.text, "this socket takes binary audio frames (docs/rooms.md), not text"), on: connection)
     }
 
     func closed() {

@@ -71,7 +71,8 @@ struct Mixer {
             for channel in members {
                 guard joined.contains(channel.member) else {
                     // Left, or the room closed: only joined members send or receive.
-                    channel.connection.close(code: 4403, reason: "not joined to room \(room) any more")
+                    channel.connection?.close(code: 4403, reason: "not joined to room \(room) any more")
+                    if channel.local != nil { audio.detachLater(channel) }
                     continue
                 }
                 if let listener = listeners[channel.id] {
@@ -84,15 +85,17 @@ struct Mixer {
             var inputs: [[Int16]?] = []
             for (channel, listener) in live {
                 // `Output` is Sendable, so what leaves the lock is not tied to the inbox (Swift 6.0.3 insists).
-                let due: JitterBuffer.Output? = channel.inbox.withLock { $0.jitter.started ? $0.jitter.take() : nil }
                 var block: [Int16]?
+                // An in-process member's microphone is PCM already, in order and never lost.
+                let due: JitterBuffer.Output? = channel.local != nil ? nil : channel.inbox.withLock { $0.jitter.started ? $0.jitter.take() : nil }
+                if let local = channel.local { block = local.takeBlock() }
                 switch due {
                 case .packet(let packet)?: block = try? listener.decoder.decode(packet)
                 case .missing(let next)?:
                     block = try? (next.map(listener.decoder.recover(before:)) ?? listener.decoder.conceal())
                     concealed += 1
                     if next != nil { recovered += 1 }
-                case nil: block = nil
+                case nil: break
                 }
                 inputs.append(block)
                 let level = listener.activity.update(block ?? [])
@@ -108,12 +111,17 @@ struct Mixer {
             let timestamp = UInt32(truncatingIfNeeded: (Self.monotonic() - epoch) / 1_000_000)
             for (index, (channel, listener)) in live.enumerated() {
                 let pcm = listener.limiter.apply(mixes[index])
+                if let local = channel.local {
+                    local.deliver(pcm)
+                    continue
+                }
+                guard let connection = channel.connection else { continue }
                 guard let packet = try? listener.encoder.encode(pcm) else { continue }
                 let frame = RoomAudioFrame(sequence: listener.sequence, timestamp: timestamp, payload: packet).bytes
                 listener.sequence &+= 1
-                if channel.connection.queuedBytes > RoomAudio.maximumQueuedBytes {
+                if connection.queuedBytes > RoomAudio.maximumQueuedBytes {
                     dropped += 1
-                } else if channel.connection.send(binary: frame) {
+                } else if connection.send(binary: frame) {
                     sent += 1
                 }
             }

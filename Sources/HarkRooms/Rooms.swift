@@ -144,7 +144,8 @@ public final class Rooms: Sendable {
     /// Makes a room; nobody is in it yet (the idle clock starts now).
     public func create(displayName rawName: String, creator: String) throws(RoomsError) -> Room {
         let displayName = try Self.checkText(rawName, field: "display_name", maximum: Self.maximumDisplayNameLength)
-        try requirePerson(creator)
+        // The appliance may make the room its configuration names (`rooms.join`); only people make others.
+        if creator != Self.applianceID { try requirePerson(creator) }
         try closeIdleRooms()
         let t = clock()
         var room = Room(id: Self.randomID(), displayName: displayName, creator: creator, created: t, idleSince: t)

@@ -48,7 +48,41 @@ public struct RoomsAPI: Sendable {
         router.route("GET", "/rooms/{id}/members") { request, parameters in
             self.asPerson(request) { _ throws(RoomsError) in .json(200, .array(try rooms.members(of: parameters["id"] ?? "").map(\.json))) }
         }
+        router.route("POST", "/rooms/{id}/appliance") { request, parameters in
+            self.asPersonWithBody(request) { person, body throws(RoomsError) in
+                try self.moveAppliance(room: parameters["id"] ?? "", by: person, body: body)
+            }
+        }
         router.webSocket("/rooms/{id}/audio") { request, parameters in self.audioSocket(request, room: parameters["id"] ?? "") }
+    }
+
+    /// `POST /rooms/{id}/appliance {"action": "join"|"leave"}`: a joined member brings the appliance (its
+    /// microphone and speaker) into the room, or sends it out. 409 where the server has no appliance (`hark
+    /// serve`) or, leaving, when the appliance is not in this room; joining while it is in another room moves it.
+    /// Answers `{"status", "room_id", "member"}`, the appliance's entry as `GET /rooms/{id}/members` lists it.
+    private func moveAppliance(room id: String, by person: String, body: JSONObject) throws(RoomsError) -> HTTPResponse {
+        let action = try Self.string(body, "action")
+        guard action == "join" || action == "leave" else {
+            throw RoomsError(.badInput(field: "action"), "action must be \"join\" or \"leave\", not \"\(action)\"")
+        }
+        guard let room = rooms.room(id) else { throw RoomsError(.notFound, "no room \"\(id)\"") }
+        try Rooms.requireOpen(room)
+        guard rooms.isJoined(person, in: id) else {
+            throw RoomsError(.forbidden, "only joined members of room \"\(id)\" may bring the appliance in or send it out: POST /rooms/\(id)/join first")
+        }
+        guard let appliance = audio.appliance else {
+            throw RoomsError(.conflict, "this server has no appliance to bring in (hark serve has no microphone or speaker; hark run has)")
+        }
+        let outcome: RoomOutcome
+        if action == "join" {
+            outcome = try appliance.join(roomID: id)
+        } else {
+            guard appliance.currentRoom?.id == id else { throw RoomsError(.conflict, "the appliance is not in room \"\(id)\"") }
+            outcome = appliance.leave()
+            if outcome.status == .failed { throw RoomsError(.storage, outcome.message) }
+        }
+        let member = try rooms.members(of: id).first { $0.id == Rooms.applianceID }
+        return .json(200, ["status": .string(outcome.status.rawValue), "room_id": .string(id), "member": member?.json ?? .null])
     }
 
     /// The upgrade of `WS /rooms/{id}/audio`: only a joined member of an open room gets a socket (403 for

@@ -43,6 +43,8 @@ struct ApplianceConfigurationTests {
         #expect(c.cameraWidth == 320 && c.keepPictures == 3)
         #expect(c.workspace == nil)
         #expect(c.resolve("home.json").path == "/etc/hark/home.json")
+        let rooms = try ApplianceConfiguration.parse(#"{"rooms": {"name": " Kitchen Hark ", "join": "Kitchen", "echo_cancellation": false}}"#, source: nil)
+        #expect(rooms.roomName == "Kitchen Hark" && rooms.roomJoin == "Kitchen" && !rooms.roomEchoCancellation)
         let server = try ApplianceConfiguration.parse(#"{"server": {"host_names": ["hark.home.arpa", "kitchen.lan"]}}"#, source: nil)
         #expect(server.serverHostNames == ["hark.home.arpa", "kitchen.lan"])
     }
@@ -58,6 +60,11 @@ struct ApplianceConfigurationTests {
         (#"{"camera": {"width": 10.5}}"#, "camera.width: expected a whole number"),
         (#"{"server": {"host_names": "hark.lan"}}"#, "server.host_names: expected a list of host names"),
         (#"{"server": {"host_names": ["hark.lan", 7]}}"#, "server.host_names[1]: expected a non-empty string"),
+        (#"{"rooms": {"join": "   "}}"#, "rooms.join: must not be empty"),
+        (#"{"rooms": {"join": 7}}"#, "rooms.join: expected a non-empty string"),
+        (#"{"rooms": {"name": "\#(String(repeating: "x", count: 65))"}}"#, "rooms.name: is 65 characters; at most 64"),
+        (#"{"rooms": {"join": "Kitchen\u0007"}}"#, "rooms.join: must not contain control characters"),
+        (#"{"rooms": {"joins": "Kitchen"}}"#, "rooms.joins: unknown field"),
         (#"[1, 2]"#, "the top level must be a JSON object"),
         ("{\n  \"workspace\": \"a.json\",\n  oops\n}", "line 3"),
     ])

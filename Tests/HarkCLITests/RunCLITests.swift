@@ -182,7 +182,9 @@ struct RunCLITests {
         let replies = Self.texts(events, "reply")
         #expect(Array(replies.prefix(3)) == ["Light is on", "The light is on.", "Light is off"])
         #expect(replies.count == 4 && replies.allSatisfy { !$0.isEmpty }, "\(replies)")
-        #expect(events.filter { $0["kind"] == "action" }.compactMap { $0["command"]?.stringValue } == ["on", "off"])
+        // "quit" is #HangUp: the room action runs, and answers that the appliance is in no room.
+        #expect(events.filter { $0["kind"] == "action" }.compactMap { $0["command"]?.stringValue } == ["on", "off", "leave"])
+        #expect(replies.last == "You are not in a room.")
         #expect(events.last?["kind"] == "stop" && events.last?["text"] == "Input ended", "\(events.last.map { "\($0)" } ?? "no events")")
         let first = r.stderr.split(separator: "\n").first { $0.hasPrefix("hark: running") } ?? ""
         #expect(first.contains("requests from standard input"), "\(r.stderr)")

@@ -65,6 +65,54 @@ struct DialogActionTests {
         #expect(reply.turn.context["light_state"] == nil)
     }
 
+    /// The `room` action as `ApplianceMember` answers it: one open room, "Kitchen"; the appliance in no room at first.
+    final class RoomBench: DialogActionPerformer {
+        var inRoom: String?
+        var asked: [JSONObject] = []
+
+        func perform(_ action: DialogAction) throws(DialogActionFailure) -> JSONValue {
+            guard action.name == "room" else { throw DialogActionFailure("no device named \"\(action.name)\"") }
+            asked.append(action.parameters)
+            switch action.parameters["command"]?.stringValue {
+            case "join":
+                let named = [action.parameters["room"], action.parameters["said"], action.parameters["text"]].compactMap { $0?.stringValue?.lowercased() }
+                guard named.contains(where: { $0.contains("kitchen") }) else {
+                    let said = action.parameters["said"]?.stringValue ?? ""
+                    return said.isEmpty ? ["status": "no_room", "message": "no open room was named"]
+                        : ["status": "no_room", "asked": .string(said), "message": "no such room"]
+                }
+                inRoom = "Kitchen"
+                return ["status": "joined", "room": "Kitchen", "message": "joined Kitchen"]
+            case "leave":
+                guard let room = inRoom else { return ["status": "not_in_room", "message": "not in a room"] }
+                inRoom = nil
+                return ["status": "left", "room": .string(room), "message": .string("left \(room)")]
+            default: throw DialogActionFailure("unknown command")
+            }
+        }
+    }
+
+    @Test("home.json: drop in and hang up run the room action and answer from its outcome")
+    func roomActions() throws {
+        let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
+        let bench = RoomBench()
+        var random = SplitMix64(seed: 1)
+        var context = assistant.start(random: &random, performer: bench).turn.context
+        func say(_ text: String) -> [String] {
+            let reply = assistant.message(text, context: context, random: &random, performer: bench)
+            context = reply.turn.context
+            return reply.turn.text
+        }
+        #expect(say("hang up") == ["You are not in a room."])
+        #expect(say("drop in on the garage") == ["There is no room called garage."])
+        #expect(bench.asked.last?["room"] == "garage" && bench.asked.last?["text"] == "drop in on the garage", "\(bench.asked)")
+        #expect(say("drop in on the kitchen") == ["Joining Kitchen."])
+        #expect(bench.inRoom == "Kitchen")
+        #expect(say("drop in") == ["Which room? Say \"drop in on the kitchen\", with the room's name."])
+        #expect(say("leave the room") == ["Leaving Kitchen."])
+        #expect(bench.inRoom == nil)
+    }
+
     @Test("result_variable spellings", arguments: [("$x", "x"), ("context.x", "x"), ("x", "x"), (" $context.x ", "x")])
     func spellings(spelled: String, name: String) {
         #expect(contextVariableName(spelled) == name)

@@ -140,10 +140,30 @@ def test_rooms_answer_as_described(base_url, pairing_code):
     status, rooms = call(base_url, "GET", "/rooms", token=token)
     assert status == 200 and room in [r["id"] for r in rooms]
     conforms(rooms, "RoomList")
+    status, outsider = call(base_url, "POST", f"/rooms/{room}/appliance", {"action": "join"}, token)
+    assert status == 403, outsider  # only joined members bring the appliance in
+    conforms(outsider, "Error")
     for action in ("join", "leave"):
         status, member = call(base_url, "POST", f"/rooms/{room}/{action}", token=token)
         assert status == 200, member
         conforms(member, "Member")
+    status, member = call(base_url, "POST", f"/rooms/{room}/join", token=token)
+    assert status == 200, member
+    status, bad = call(base_url, "POST", f"/rooms/{room}/appliance", {"action": "dance"}, token)
+    assert status == 400 and "action" in bad["error"]["message"], bad
+    conforms(bad, "Error")
+    # `hark serve` has no appliance to bring in (409); `hark run` has, and it joins and leaves.
+    status, moved = call(base_url, "POST", f"/rooms/{room}/appliance", {"action": "join"}, token)
+    if status == 409:
+        conforms(moved, "Error")
+    else:
+        assert status == 200 and moved["status"] == "joined", moved
+        conforms(moved, "ApplianceMove")
+        status, moved = call(base_url, "POST", f"/rooms/{room}/appliance", {"action": "leave"}, token)
+        assert status == 200 and moved["status"] == "left", moved
+        conforms(moved, "ApplianceMove")
+    status, member = call(base_url, "POST", f"/rooms/{room}/leave", token=token)
+    assert status == 200, member
     status, other = call(base_url, "POST", "/rooms", {"display_name": "Never joined"}, token)
     assert status == 201, other
     status, conflict = call(base_url, "POST", f"/rooms/{other['id']}/leave", token=token)

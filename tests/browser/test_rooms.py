@@ -1,6 +1,7 @@
 """Drop-in rooms in the page (web/rooms.js): two people on two paired browsers pick names, one creates a room,
 the other finds it in the list and joins, each sees the other's circle appear, they hear each other through the
-appliance's mix (WebCodecs Opus both ways, a fake microphone each), muting silences one side for the other,
+appliance's mix (WebCodecs Opus both ways, a fake microphone each), "Bring Hark in" says when the server has no
+appliance to bring (`hark serve`), muting silences one side for the other,
 asking the assistant from the room puts its reply in the room, and leaving takes the circle away. Runs against the real server only (the mock server has no rooms).
 """
 
@@ -61,6 +62,13 @@ def test_two_people_meet_in_a_room(member_page, pairing_code, artifacts, base_ur
     members = ada.get_by_role("list", name="In the room")
     expect(members.locator("li.member.me .name")).to_have_text("Ada Lovelace")
     expect(members.locator("li.member.me .circle")).to_have_text("AL")
+    # `hark serve` has no microphone or speaker of its own to bring in: the page says so and the button stays.
+    bring = ada.locator("#room-appliance")
+    expect(bring).to_have_text("Bring Hark in")
+    bring.click()
+    expect(ada.locator("#error")).to_contain_text("no appliance to bring in")
+    expect(bring).to_have_attribute("aria-pressed", "false")
+    expect(bring).to_be_enabled()
 
     bob, bob_watch = member_page("bob")
     pair(bob, pairing_code())

@@ -1,0 +1,117 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import Synchronization
+
+/// The appliance as a member of a drop-in room, seen from the voice loop and the dialog: the rooms themselves
+/// live in `HarkRooms` (which depends on this module), so the loop and `ActionDispatcher` reach them through
+/// this protocol, installed in the turn runner's `RoomLink` once the server's rooms exist.
+public protocol RoomPresence: AnyObject, Sendable {
+    /// The room the appliance is in now (`id`, `name`), nil when none.
+    var currentRoom: (id: String, name: String)? { get }
+    /// Joins the open room whose display name matches `name` (the room entity's value), or else `said` (the
+    /// words that named it), or else one named within `text` (the whole request), leaving the room it was in.
+    /// Never throws: what happened is the outcome.
+    func join(named name: String, said: String?, text: String?) -> RoomOutcome
+    /// Leaves the room it is in.
+    func leave() -> RoomOutcome
+    /// One block of the microphone (16 kHz mono) while in a room: goes (echo cancelled) to the room, and what
+    /// the room mixed for the appliance since the last call comes back to be played, 16 kHz mono. May wait a
+    /// little when the microphone runs ahead of the room's clock (a file played as a microphone).
+    func exchange(microphone: PCMBuffer) -> RoomExchange
+}
+
+/// What one microphone block brought back from the room.
+public struct RoomExchange: Sendable {
+    /// The block as the room got it: with the echo of what the speaker played taken out. The voice loop listens
+    /// to this one, so the room's voices coming out of the speaker are not heard as commands.
+    public var microphone: PCMBuffer
+    /// What to play: the room's mix for the appliance since the last block (16 kHz mono).
+    public var mix: PCMBuffer
+
+    public init(microphone: PCMBuffer, mix: PCMBuffer) {
+        self.microphone = microphone
+        self.mix = mix
+    }
+}
+
+/// What a join or leave did, as the dialog's `result_variable` receives it:
+/// `{"status": "joined"|"left"|"already"|"no_room"|"not_in_room"|"unavailable"|"failed", "room", "asked", "message"}`.
+public struct RoomOutcome: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        /// Now in `room`.
+        case joined
+        /// Was in `room`, and left it.
+        case left
+        /// Already in `room`: nothing changed.
+        case already
+        /// No open room matches what was asked.
+        case noRoom = "no_room"
+        /// Asked to leave while in no room.
+        case notInRoom = "not_in_room"
+        /// This process has no rooms (no server).
+        case unavailable
+        /// The rooms refused (the message says why).
+        case failed
+    }
+
+    public var status: Status
+    /// The room's display name (and id) it is about, when there is one.
+    public var room: String?
+    public var roomID: String?
+    /// The name that was asked for.
+    public var asked: String?
+    public var message: String
+
+    public init(_ status: Status, room: String? = nil, roomID: String? = nil, asked: String? = nil, message: String) {
+        self.status = status
+        self.room = room
+        self.roomID = roomID
+        self.asked = asked
+        self.message = message
+    }
+
+    public var json: JSONValue {
+        var o = JSONObject([("status", .string(status.rawValue))])
+        if let room { o["room"] = .string(room) }
+        if let roomID { o["room_id"] = .string(roomID) }
+        if let asked { o["asked"] = .string(asked) }
+        o["message"] = .string(message)
+        return .object(o)
+    }
+}
+
+/// Where the appliance's `RoomPresence` is found: empty until the server's rooms start (and for good without a
+/// server). Shared by the voice loop, the dialog's actions and the API.
+public final class RoomLink: Sendable {
+    /// The dialog action name that joins and leaves rooms (`{"command": "join"|"leave", "room", "text"}`).
+    public static let actionName = "room"
+    private let presence = Mutex<(any RoomPresence)?>(nil)
+
+    public init() {}
+
+    public var current: (any RoomPresence)? { presence.withLock { $0 } }
+
+    public func install(_ newPresence: any RoomPresence) {
+        presence.withLock { $0 = newPresence }
+    }
+
+    /// Runs the dialog's `room` action: `join` (with `room`, the entity, and `text`, the request) or `leave`.
+    public func perform(command: String, parameters: JSONObject) throws(DeviceCommandError) -> RoomOutcome {
+        guard let presence = current else {
+            return RoomOutcome(.unavailable, message: "rooms need the web server, which is off")
+        }
+        switch command {
+        case "join":
+            func text(_ key: String) -> String? {
+                let value = parameters[key]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                return value.isEmpty ? nil : value
+            }
+            return presence.join(named: text("room") ?? "", said: text("said"), text: text("text"))
+        case "leave":
+            return presence.leave()
+        default:
+            throw .unknownCommand("unknown command \"\(command)\" for room (use join or leave)")
+        }
+    }
+}
