@@ -62,7 +62,8 @@ struct ApplianceConfigurationTests {
         (#"{"server": {"host_names": ["hark.lan", 7]}}"#, "server.host_names[1]: expected a non-empty string"),
         (#"{"rooms": {"join": "   "}}"#, "rooms.join: must not be empty"),
         (#"{"rooms": {"join": 7}}"#, "rooms.join: expected a non-empty string"),
-        (#"{"rooms": {"name": "\#(String(repeating: "x", count: 65))"}}"#, "rooms.name: is 65 characters; at most 64"),
+        // 65 characters written out: an interpolation inside @Test's arguments crashes Debian 13's Swift 6.0.3.
+        (#"{"rooms": {"name": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#, "rooms.name: is 65 characters; at most 64"),
         (#"{"rooms": {"join": "Kitchen\u0007"}}"#, "rooms.join: must not contain control characters"),
         (#"{"rooms": {"joins": "Kitchen"}}"#, "rooms.joins: unknown field"),
         (#"[1, 2]"#, "the top level must be a JSON object"),
