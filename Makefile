@@ -72,27 +72,36 @@ trixie-test:
 
 ## deb: the installable packages (docs/packaging.md) in .build/deb: hark_<v>+deb12_amd64.deb from this host's
 ##      release build (Swift runtime linked in), hark_<v>+deb13_amd64.deb built in the trixie root with Debian's
-##      swiftlang; ARM64_BINARY=path ARM64_ROOT=dir also packages an arm64 binary built elsewhere for Debian 13
-##      (ARM64_ROOT: the arm64 trixie root it was built in, whose dpkg database names the libraries' packages).
+##      swiftlang, hark_<v>+deb13_arm64.deb from `make arm64`'s cross build, its Depends computed against the
+##      arm64 sysroot's dpkg database. ARM64_BINARY=path packages an arm64 binary built elsewhere instead
+##      (ARM64_ROOT=dir: the arm64 Debian 13 system it was built for, with a dpkg database; default the sysroot).
 ##      DEB_OVERLAY=1 builds the trixie binary in an overlay of TRIXIE_ROOT (a shared root stays untouched).
 ##      Every package must pass lintian without errors.  Needs root (chroot).
 .PHONY: deb deb-test
 # The Swift runtime linked in (no swift.org library outside Debian's packages), no RUNPATH (SwiftPM's $ORIGIN:
 # lintian's custom-library-search-path), full RELRO and BIND_NOW (lintian's hardening checks).
 DEB_SWIFT_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+DEB_VERSION = $(shell sed -n 's/^ *static let version = "\(.*\)".*/\1/p' Sources/HarkCLI/HarkMain.swift)
+ARM64_ROOT ?= .build/arm64/sysroot
 deb: setup
 	$(SWIFT) build -c release $(DEB_SWIFT_FLAGS) $(STRICT) --product hark </dev/null
 	bash scripts/deb/build.sh --binary .build/release/hark --distro bookworm
 	bash scripts/deb/trixie-binary.sh $(if $(DEB_OVERLAY),--overlay) </dev/null
 	bash scripts/deb/build.sh --binary .build/deb/bin/hark-trixie-amd64 --distro trixie
-	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie $(if $(ARM64_ROOT),--root $(ARM64_ROOT)))
-	bash scripts/deb/lint.sh .build/deb/hark_*.deb
+	$(if $(ARM64_BINARY),,bash scripts/arm64/build.sh </dev/null)
+	bash scripts/deb/build.sh --binary $(or $(ARM64_BINARY),.build/arm64/hark) --distro trixie --root $(ARM64_ROOT)
+	bash scripts/deb/lint.sh .build/deb/hark_$(DEB_VERSION)+deb12_amd64.deb .build/deb/hark_$(DEB_VERSION)+deb13_amd64.deb \
+	    .build/deb/hark_$(DEB_VERSION)+deb13_arm64.deb
 
-## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, and each
-##           package installed in an overlay of a root (a minimal bookworm root made once, the trixie root), run
-##           as the user hark and purged without a trace (scripts/deb/test.sh)
+## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, the
+##           arm64 package against the amd64 Debian 13 one and its Depends against the arm64 loader under
+##           qemu-user in the sysroot (scripts/deb/check-arm64.sh), and each amd64 package installed in an
+##           overlay of a root (a minimal bookworm root made once, the trixie root), run as the user hark and
+##           purged without a trace (scripts/deb/test.sh)
 deb-test: deb
-	bash scripts/deb/check-depends.sh .build/deb/hark_$$(sed -n 's/^ *static let version = "\(.*\)".*/\1/p' Sources/HarkCLI/HarkMain.swift)+deb12_amd64.deb /
+	bash scripts/deb/check-depends.sh .build/deb/hark_$(DEB_VERSION)+deb12_amd64.deb /
+	bash scripts/deb/check-arm64.sh .build/deb/hark_$(DEB_VERSION)+deb13_arm64.deb .build/deb/hark_$(DEB_VERSION)+deb13_amd64.deb \
+	    $(ARM64_ROOT)
 	bash scripts/deb/bookworm-root.sh </dev/null
 	bash scripts/deb/test.sh --distro bookworm </dev/null
 	bash scripts/deb/test.sh --distro trixie </dev/null
