@@ -95,9 +95,10 @@ deb: setup
 
 ## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, the
 ##           arm64 package against the amd64 Debian 13 one and its Depends against the arm64 loader under
-##           qemu-user in the sysroot (scripts/deb/check-arm64.sh), and each amd64 package installed in an
-##           overlay of a root (a minimal bookworm root made once, the trixie root), run as the user hark and
-##           purged without a trace (scripts/deb/test.sh)
+##           qemu-user in the sysroot (scripts/deb/check-arm64.sh), and each package installed in an overlay
+##           of a root (a minimal bookworm root and a minimal arm64 trixie root made once, the trixie root; the
+##           arm64 one under qemu-user through binfmt_misc), run as the user hark and purged without a trace
+##           (scripts/deb/test.sh)
 deb-test: deb
 	bash scripts/deb/check-depends.sh .build/deb/hark_$(DEB_VERSION)+deb12_amd64.deb /
 	bash scripts/deb/check-arm64.sh .build/deb/hark_$(DEB_VERSION)+deb13_arm64.deb .build/deb/hark_$(DEB_VERSION)+deb13_amd64.deb \
@@ -105,6 +106,8 @@ deb-test: deb
 	bash scripts/deb/bookworm-root.sh </dev/null
 	bash scripts/deb/test.sh --distro bookworm </dev/null
 	bash scripts/deb/test.sh --distro trixie </dev/null
+	bash scripts/deb/arm64-root.sh </dev/null
+	bash scripts/deb/test.sh --distro trixie --arch arm64 </dev/null
 
 ## trixie-hwtest: the hardware lane's GPIO (libgpiod 2), ALSA and V4L2 checks built in the trixie root and run in
 ##                `make hwtest`'s VM with the root's libraries and data (needs both; scripts/trixie/hwlane.sh)

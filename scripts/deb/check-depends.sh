@@ -4,10 +4,11 @@
 # links directly (readelf's NEEDED) is looked up in ldd's answer, `dpkg -S` names the package owning that
 # file, and that set of packages must equal the library part of Depends: (everything but NON_LIBRARY_DEPENDS
 # in build.sh), each version constraint satisfied by what ROOT has installed, and no library "not found".
-# An arm64 package (its Architecture: is not this host's) is checked against the arm64 sysroot
-# (scripts/arm64/sysroot.sh, which has a dpkg database of what it unpacked) without entering it: "ldd" is then
-# the arm64 dynamic loader's own --list (what ldd runs), under qemu-aarch64-static -L ROOT, and dpkg and
-# dpkg-query read ROOT with --root.
+# An arm64 package (its Architecture: is not this host's) is checked the same way in an installed arm64 root
+# (scripts/deb/test.sh --arch arm64: binfmt_misc runs its programs, ldd included, under qemu-user). Against the
+# arm64 sysroot (scripts/arm64/sysroot.sh: files and a dpkg database, no ldd, no shell) nothing can be run
+# inside, so "ldd" is the sysroot's arm64 dynamic loader's own --list (what ldd runs) under
+# qemu-aarch64-static -L ROOT, and dpkg and dpkg-query read ROOT with --root.
 # Usage: check-depends.sh DEB ROOT    (ROOT: / for a Debian 12 package on this host, else a root with /proc
 #                                      mounted, e.g. scripts/deb/test.sh's overlay, or for arm64 the sysroot)
 set -euo pipefail
@@ -20,14 +21,18 @@ deb=$1 root=${2%/}
 arch=$(dpkg-deb -f "$deb" Architecture)
 foreign=0
 if [ "$arch" != "$(dpkg --print-architecture)" ]; then
-    foreign=1
     [ "$arch" = arm64 ] || deb_die "$deb is for '$arch'; only this host's architecture and arm64 can be checked"
-    command -v qemu-aarch64-static >/dev/null || deb_die "no qemu-aarch64-static: run scripts/setup.sh (qemu-user-static)"
-    loader=/lib/ld-linux-aarch64.so.1
-    [ -e "$root$loader" ] || deb_die "'$root' has no $loader: not an arm64 root (make it with scripts/arm64/sysroot.sh)"
+    if [ -x "$root/usr/bin/ldd" ] && [ -x "$root/bin/sh" ] && [ "$(sed -n 1p /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null)" = enabled ]; then
+        : # an arm64 system whose programs binfmt_misc runs: checked from inside, as a native root is
+    else
+        foreign=1
+        command -v qemu-aarch64-static >/dev/null || deb_die "no qemu-aarch64-static: run scripts/setup.sh (qemu-user-static)"
+        loader=/lib/ld-linux-aarch64.so.1
+        [ -e "$root$loader" ] || deb_die "'$root' has no $loader: not an arm64 root (make it with scripts/arm64/sysroot.sh)"
+    fi
 fi
 
-# The package is unpacked inside ROOT when the checks run in it (chroot), elsewhere for a foreign ROOT.
+# The package is unpacked inside ROOT when the checks run in it (chroot), elsewhere for the sysroot.
 if [ $foreign -eq 1 ]; then tmp=$(mktemp -d); else tmp=$(mktemp -d "${root:-}/tmp/hark-depends.XXXXXX"); fi
 trap 'rm -rf "$tmp"' EXIT
 dpkg-deb -x "$deb" "$tmp/x"
