@@ -80,7 +80,7 @@ for deb in "${debs[@]}"; do
     dpkg-deb -e "$deb" "$ctrl" || die "dpkg-deb could not read the control archive of $deb"
     package=$(sed -n 's/^Package: *//p' "$ctrl/control")
     arch=$(sed -n 's/^Architecture: *//p' "$ctrl/control")
-    [ -n "$package" ] && [ -n "$arch" ] || die "$deb: its control file has no Package: or Architecture: field"
+    if [ -z "$package" ] || [ -z "$arch" ]; then die "$deb: its control file has no Package: or Architecture: field"; fi
     # dpkg names a Multi-Arch: same package's info files <package>:<arch>.*, every other package's <package>.*
     # (the database layout var/lib/dpkg/info/format 1, as on every current Debian).
     name=$package
