@@ -38,6 +38,7 @@ test: build check-intents
 	$(MAKE) trixie-test
 	$(MAKE) trixie-hwtest
 	$(MAKE) deb-test
+	$(MAKE) arm64-test
 
 ## browser-test: the web page in Debian's chromium driven by Playwright, against `hark serve` (installs chromium
 ##               and a Playwright venv under .build/ the first time; screenshots in .build/browser-artifacts/)
@@ -72,30 +73,42 @@ trixie-test:
 
 ## deb: the installable packages (docs/packaging.md) in .build/deb: hark_<v>+deb12_amd64.deb from this host's
 ##      release build (Swift runtime linked in), hark_<v>+deb13_amd64.deb built in the trixie root with Debian's
-##      swiftlang; ARM64_BINARY=path ARM64_ROOT=dir also packages an arm64 binary built elsewhere for Debian 13
-##      (ARM64_ROOT: the arm64 trixie root it was built in, whose dpkg database names the libraries' packages).
+##      swiftlang, hark_<v>+deb13_arm64.deb from `make arm64`'s cross build, its Depends computed against the
+##      arm64 sysroot's dpkg database. ARM64_BINARY=path packages an arm64 binary built elsewhere instead
+##      (ARM64_ROOT=dir: the arm64 Debian 13 system it was built for, with a dpkg database; default the sysroot).
 ##      DEB_OVERLAY=1 builds the trixie binary in an overlay of TRIXIE_ROOT (a shared root stays untouched).
 ##      Every package must pass lintian without errors.  Needs root (chroot).
 .PHONY: deb deb-test
 # The Swift runtime linked in (no swift.org library outside Debian's packages), no RUNPATH (SwiftPM's $ORIGIN:
 # lintian's custom-library-search-path), full RELRO and BIND_NOW (lintian's hardening checks).
 DEB_SWIFT_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+DEB_VERSION = $(shell sed -n 's/^ *static let version = "\(.*\)".*/\1/p' Sources/HarkCLI/HarkMain.swift)
+ARM64_ROOT ?= .build/arm64/sysroot
 deb: setup
 	$(SWIFT) build -c release $(DEB_SWIFT_FLAGS) $(STRICT) --product hark </dev/null
 	bash scripts/deb/build.sh --binary .build/release/hark --distro bookworm
 	bash scripts/deb/trixie-binary.sh $(if $(DEB_OVERLAY),--overlay) </dev/null
 	bash scripts/deb/build.sh --binary .build/deb/bin/hark-trixie-amd64 --distro trixie
-	$(if $(ARM64_BINARY),bash scripts/deb/build.sh --binary $(ARM64_BINARY) --distro trixie $(if $(ARM64_ROOT),--root $(ARM64_ROOT)))
-	bash scripts/deb/lint.sh .build/deb/hark_*.deb
+	$(if $(ARM64_BINARY),,bash scripts/arm64/build.sh </dev/null)
+	bash scripts/deb/build.sh --binary $(or $(ARM64_BINARY),.build/arm64/hark) --distro trixie --root $(ARM64_ROOT)
+	bash scripts/deb/lint.sh .build/deb/hark_$(DEB_VERSION)+deb12_amd64.deb .build/deb/hark_$(DEB_VERSION)+deb13_amd64.deb \
+	    .build/deb/hark_$(DEB_VERSION)+deb13_arm64.deb
 
-## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, and each
-##           package installed in an overlay of a root (a minimal bookworm root made once, the trixie root), run
-##           as the user hark and purged without a trace (scripts/deb/test.sh)
+## deb-test: `make deb`, then the Debian 12 package's Depends against ldd and dpkg-shlibdeps on this host, the
+##           arm64 package against the amd64 Debian 13 one and its Depends against the arm64 loader under
+##           qemu-user in the sysroot (scripts/deb/check-arm64.sh), and each package installed in an overlay
+##           of a root (a minimal bookworm root and a minimal arm64 trixie root made once, the trixie root; the
+##           arm64 one under qemu-user through binfmt_misc), run as the user hark and purged without a trace
+##           (scripts/deb/test.sh)
 deb-test: deb
-	bash scripts/deb/check-depends.sh .build/deb/hark_$$(sed -n 's/^ *static let version = "\(.*\)".*/\1/p' Sources/HarkCLI/HarkMain.swift)+deb12_amd64.deb /
+	bash scripts/deb/check-depends.sh .build/deb/hark_$(DEB_VERSION)+deb12_amd64.deb /
+	bash scripts/deb/check-arm64.sh .build/deb/hark_$(DEB_VERSION)+deb13_arm64.deb .build/deb/hark_$(DEB_VERSION)+deb13_amd64.deb \
+	    $(ARM64_ROOT)
 	bash scripts/deb/bookworm-root.sh </dev/null
 	bash scripts/deb/test.sh --distro bookworm </dev/null
 	bash scripts/deb/test.sh --distro trixie </dev/null
+	bash scripts/deb/arm64-root.sh </dev/null
+	bash scripts/deb/test.sh --distro trixie --arch arm64 </dev/null
 
 ## trixie-hwtest: the hardware lane's GPIO (libgpiod 2), ALSA and V4L2 checks built in the trixie root and run in
 ##                `make hwtest`'s VM with the root's libraries and data (needs both; scripts/trixie/hwlane.sh)
@@ -111,9 +124,11 @@ arm64: setup
 	bash scripts/arm64/build.sh </dev/null
 
 ## arm64-test: the arm64 hark under qemu-user next to the x86 release build: usage, parse, recognize, say and
-##             `hark run --simulate --input … --fast --events`; fails when any result or event differs
+##             `hark run --simulate --input … --fast --events`; fails when any result or event differs.
+##             Part of `make test` (after deb-test, whose arm64 and x86 builds it reuses: ~2 min); the x86 hark
+##             is built with the packages' flags (DEB_SWIFT_FLAGS), so it is the Debian 12 package's binary
 arm64-test: arm64
-	$(SWIFT) build -c release $(STRICT) </dev/null
+	$(SWIFT) build -c release $(DEB_SWIFT_FLAGS) $(STRICT) --product hark </dev/null
 	bash scripts/arm64/test.sh </dev/null
 
 ## run: release build, then the appliance with the default workspace (simulated devices and typed input

@@ -43,6 +43,9 @@ flags=(
     -Xswiftc -resource-dir -Xswiftc "$S/usr/libexec/swift/lib/swift_static"
     -Xswiftc -use-ld=lld -Xswiftc -no-toolchain-stdlib-rpath
     -Xswiftc -warnings-as-errors
+    # What the .deb needs (the Makefile's DEB_SWIFT_FLAGS, docs/packaging.md): no RUNPATH $ORIGIN (lintian's
+    # custom-library-search-path), full RELRO and BIND_NOW (its hardening checks).
+    --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 )
 say "cross-compiling for aarch64 with $(in_root swift --version 2>&1 | head -n 1)"
 in_root sh -c 'cd /src-arm64 && exec env PKG_CONFIG_SYSROOT_DIR="$0" \

@@ -9,7 +9,10 @@
 # modules, the static runtime (lib/swift_static) and clang's headers: the compiler itself comes from the amd64
 # trixie root. apt runs with its own lists, cache and an empty dpkg status under .build/arm64/apt, so nothing
 # of this machine's apt state is read or changed.
-# Cached: a stamp holds the package list; a run with the same list does nothing.
+# A dpkg database is written for what was unpacked (var/lib/dpkg: status, each package's file list, shlibs,
+# symbols and md5sums, all from the .deb files themselves), so `dpkg --root SYSROOT -S FILE` names the package
+# that owns a library and scripts/deb/depends.sh computes the arm64 package's Depends against the sysroot.
+# Cached: a stamp holds the package list and the layout version; a run with the same ones does nothing.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +36,9 @@ PACKAGES=(
 )
 
 stamp=$SYSROOT/.hark-sysroot
-wanted="trixie arm64 $MIRROR swiftlang ${PACKAGES[*]}"
+# LAYOUT names what the sysroot holds besides the unpacked files; changing it rebuilds older sysroots.
+LAYOUT=dpkg-database-1
+wanted="trixie arm64 $MIRROR $LAYOUT swiftlang ${PACKAGES[*]}"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
     say "sysroot $SYSROOT is up to date"
     exit 0
@@ -63,8 +68,35 @@ rm -f "$APTDIR"/swiftlang/*.deb
 rm -rf --one-file-system "$SYSROOT"
 mkdir -p "$SYSROOT"
 debs=("$APTDIR"/cache/archives/*.deb)
-say "unpacking ${#debs[@]} packages into $SYSROOT"
-for deb in "${debs[@]}"; do dpkg-deb -x "$deb" "$SYSROOT"; done
+say "unpacking ${#debs[@]} packages into $SYSROOT, with a dpkg database of them"
+DB=$SYSROOT/var/lib/dpkg
+mkdir -p "$DB/info" "$DB/updates"
+ctrl=$APTDIR/control
+: >"$DB/status.new"
+for deb in "${debs[@]}"; do
+    # -X unpacks as -x does and prints each path it unpacks ("./usr/lib/..."): that is the package's file list.
+    files=$(dpkg-deb -X "$deb" "$SYSROOT") || die "dpkg-deb could not unpack $deb"
+    rm -rf "$ctrl"
+    dpkg-deb -e "$deb" "$ctrl" || die "dpkg-deb could not read the control archive of $deb"
+    package=$(sed -n 's/^Package: *//p' "$ctrl/control")
+    arch=$(sed -n 's/^Architecture: *//p' "$ctrl/control")
+    if [ -z "$package" ] || [ -z "$arch" ]; then die "$deb: its control file has no Package: or Architecture: field"; fi
+    # dpkg names a Multi-Arch: same package's info files <package>:<arch>.*, every other package's <package>.*
+    # (the database layout var/lib/dpkg/info/format 1, as on every current Debian).
+    name=$package
+    if grep -qx 'Multi-Arch: same' "$ctrl/control"; then name=$package:$arch; fi
+    # The list as dpkg writes it: "/." for the root, then every directory and file without "./" or a final "/".
+    sed -e 's|^\./$|/.|' -e 's|^\.||' -e 's|\(.\)/$|\1|' <<<"$files" >"$DB/info/$name.list"
+    for part in shlibs symbols md5sums triggers; do
+        if [ -f "$ctrl/$part" ]; then cp "$ctrl/$part" "$DB/info/$name.$part"; fi
+    done
+    # The status paragraph: the package's own control fields, marked installed (dpkg writes Status second).
+    { sed -n '1p' "$ctrl/control"; echo 'Status: install ok installed'; sed '1d; /^$/d' "$ctrl/control"; echo; } >>"$DB/status.new"
+done
+rm -rf "$ctrl"
+mv "$DB/status.new" "$DB/status"
+echo 1 >"$DB/info/format"
+# swiftlang:arm64 is not in the database: only three of its directories are taken, not the package.
 dpkg-deb --fsys-tarfile "$APTDIR"/swiftlang/swiftlang_*_arm64.deb | tar -C "$SYSROOT" -x --wildcards \
     './usr/libexec/swift/lib/swift/*' './usr/libexec/swift/lib/swift_static/*' './usr/libexec/swift/lib/clang/*'
 
@@ -83,5 +115,8 @@ echo '{"CanonicalName": "debian-trixie-arm64", "DisplayName": "Debian 13 arm64",
     '"VersionMap": {"macOS_iOSMac": {}, "iOSMac_macOS": {}}}' >"$SYSROOT/SDKSettings.json"
 
 [ -f "$SYSROOT/usr/libexec/swift/lib/swift_static/linux/libswiftCore.a" ] || die "swiftlang:arm64 had no static runtime"
+# The database must answer as dpkg would: the C library belongs to libc6.
+owner=$(dpkg --root="$SYSROOT" -S /usr/lib/aarch64-linux-gnu/libc.so.6 2>/dev/null | sed 's/:.*//') || true
+[ "$owner" = libc6 ] || die "the dpkg database in $DB does not work: dpkg -S libc.so.6 answered '${owner:-nothing}'"
 echo "$wanted" >"$stamp"
 say "sysroot ready in $(( $(date +%s) - start )) s: $(du -sh "$SYSROOT" | cut -f1), libswiftlang $(cat "$SYSROOT"/usr/share/doc/libswiftlang/changelog.Debian.gz 2>/dev/null | gzip -dc | head -n 1 | cut -d' ' -f2 || true)"

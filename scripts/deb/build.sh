@@ -3,11 +3,13 @@
 # files (Intents/, Models/, web/, docs/openapi.json) in /usr/share/hark, the configuration /etc/hark/hark.json
 # (a conffile), the systemd unit, and the maintainer scripts that make the system user hark and /var/lib/hark.
 # Depends: is computed from what the binary links (scripts/deb/depends.sh against ROOT), plus the data packages
-# it reads and passwd for the postinst's useradd (NON_LIBRARY_DEPENDS below). The binary may come from anywhere (this host, the trixie root, an arm64 build elsewhere):
-# its architecture is read from its ELF header.
+# it reads and passwd for the postinst's useradd (NON_LIBRARY_DEPENDS below). The binary may come from anywhere
+# (this host, the trixie root, the arm64 cross build, an arm64 build elsewhere): its architecture is read from
+# its ELF header.
 # Usage: build.sh --binary FILE --distro bookworm|trixie [--root DIR] [--out DIR]
 #   --root  the Debian system the package is for, whose dpkg database says which package owns each library
-#           (default / for bookworm, the trixie root for trixie: $TRIXIE_ROOT or .build/trixie-<arch>)
+#           (default / for bookworm; for trixie the trixie root, $TRIXIE_ROOT or .build/trixie-amd64, and for
+#           an arm64 binary the arm64 sysroot, .build/arm64/sysroot, whose dpkg database sysroot.sh writes)
 #   --out   where the .deb goes (default .build/deb)
 set -euo pipefail
 
@@ -38,7 +40,8 @@ case $(readelf -h "$binary" 2>/dev/null | sed -n 's/^ *Machine: *//p') in
 esac
 case $distro in
     bookworm) tag=deb12; unit_dir=lib/systemd/system; root=${root:-/} ;;
-    trixie) tag=deb13; unit_dir=usr/lib/systemd/system; root=${root:-${TRIXIE_ROOT:-$REPO/.build/trixie-$arch}} ;;
+    trixie) tag=deb13; unit_dir=usr/lib/systemd/system
+        if [ "$arch" = arm64 ]; then root=${root:-${ARM64_DIR:-$REPO/.build/arm64}/sysroot}; else root=${root:-${TRIXIE_ROOT:-$REPO/.build/trixie-$arch}}; fi ;;
     *) die "--distro must be bookworm or trixie (got '${distro}')" ;;
 esac
 [ -d "$root/var/lib/dpkg" ] || die "--root: '$root' is not a Debian system (no var/lib/dpkg)"

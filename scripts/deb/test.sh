@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A package's install test (docs/packaging.md): the Debian 13 one in an overlayfs view of the cached trixie root,
-# the Debian 12 one in one of a minimal bookworm root (scripts/deb/bookworm-root.sh); the upper directory,
-# .build/deb/install-test-<distro>, is emptied first, so every run starts from the same root and the root itself
-# is never changed:
-#   1. trixie: purge swiftlang, every -dev package and the data packages hark needs, so only Depends: can bring
-#      back what hark needs (the bookworm root is minbase already); apt-get update (with retries)
+# the Debian 12 one in one of a minimal bookworm root (scripts/deb/bookworm-root.sh), the Debian 13 arm64 one
+# in one of a minimal arm64 trixie root (scripts/deb/arm64-root.sh: every arm64 program, apt and dpkg included,
+# runs under qemu-user through binfmt_misc); the upper directory, .build/deb/install-test-<distro>[-arm64], is
+# emptied first, so every run starts from the same root and the root itself is never changed:
+#   1. trixie amd64: purge swiftlang, every -dev package and the data packages hark needs, so only Depends: can
+#      bring back what hark needs (the bookworm and arm64 roots are minbase already); apt-get update (retries)
 #   2. `apt-get satisfy` the package's Depends: (from the Debian 13 mirror), then snapshot the root's files
 #   3. `apt-get install ./hark_*.deb`; check the user, groups, /var/lib/hark, the conffile, and Depends against
 #      ldd (check-depends.sh)
@@ -12,21 +13,28 @@
 #      `hark run` with /etc/hark/hark.json, `hark say` to a WAV and `hark recognize` of it
 #   5. `apt-get purge hark`: the snapshot again must be identical (no file left or changed, no user hark,
 #      no /var/lib/hark)
-# Usage: test.sh [--distro trixie|bookworm] [DEB]   (default: trixie, the newest .build/deb/hark_*+deb13_amd64.deb)
-# Needs root (mount, chroot).
+# Usage: test.sh [--distro trixie|bookworm] [--arch amd64|arm64] [DEB]
+#        (default: trixie amd64, the newest .build/deb/hark_*+<deb13|deb12>_<arch>.deb; arm64: trixie only)
+# Needs root (mount, chroot; for arm64 binfmt_misc, which arm64-root.sh registers).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$DEB_REPO/scripts/trixie/lib.sh"
 
 distro=trixie
 if [ "${1:-}" = --distro ]; then distro=${2:?--distro needs trixie or bookworm}; shift 2; fi
-case $distro in
-    trixie) tag=deb13; unit=/usr/lib/systemd/system/hark.service
+if [ "${1:-}" = --arch ]; then ARCH=${2:?--arch needs amd64 or arm64}; shift 2; fi
+case $distro/$ARCH in
+    trixie/amd64) tag=deb13; unit=/usr/lib/systemd/system/hark.service; upper=install-test-trixie
         [ -f "$ROOT/.hark-packages" ] || deb_die "no trixie root at $ROOT: run scripts/trixie/root.sh first" ;;
-    bookworm) tag=deb12; unit=/lib/systemd/system/hark.service
+    trixie/arm64) tag=deb13; unit=/usr/lib/systemd/system/hark.service; upper=install-test-trixie-arm64
+        ROOT=${ARM64_INSTALL_ROOT:-$DEB_REPO/.build/deb/trixie-arm64-root}
+        [ -f "$ROOT/.hark-base" ] || deb_die "no arm64 trixie root at $ROOT: run scripts/deb/arm64-root.sh first"
+        bash "$DEB_REPO/scripts/deb/arm64-root.sh" --binfmt-only ;;
+    bookworm/amd64) tag=deb12; unit=/lib/systemd/system/hark.service; upper=install-test-bookworm
         ROOT=${BOOKWORM_ROOT:-$DEB_REPO/.build/deb/bookworm-root}
         [ -f "$ROOT/.hark-base" ] || deb_die "no bookworm root at $ROOT: run scripts/deb/bookworm-root.sh first" ;;
-    *) deb_die "--distro must be trixie or bookworm (got '$distro')" ;;
+    */amd64 | */arm64) deb_die "--distro must be trixie or bookworm, and arm64 is trixie only (got '$distro' '$ARCH')" ;;
+    *) deb_die "--arch must be amd64 or arm64 (got '$ARCH')" ;;
 esac
 deb=${1:-}
 if [ -z "$deb" ]; then
@@ -46,8 +54,8 @@ fail() { deb_die "install test: $*"; }
 cleanup() { leave_mounts; overlays_down; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-overlay_up "$ROOT" "$DEB_REPO/.build/deb/install-test-$distro" fresh
-ROOT=$DEB_REPO/.build/deb/install-test-$distro/merged
+overlay_up "$ROOT" "$DEB_REPO/.build/deb/$upper" fresh
+ROOT=$DEB_REPO/.build/deb/$upper/merged
 enter_mounts
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -65,7 +73,9 @@ apt_retry() {
 }
 as_hark() { in_root setpriv --reuid=hark --regid=hark --init-groups --reset-env "$@"; }
 
-if [ "$distro" = trixie ]; then
+if [ "$distro/$ARCH" = trixie/arm64 ]; then
+    step "1. the minimal arm64 trixie root (apt, dpkg and everything below run under qemu-user)"
+elif [ "$distro" = trixie ]; then
     step "1. lean root: purging the toolchain, the -dev packages and hark's data packages"
     lean=$(in_root dpkg-query -W -f='${Package}\n' | grep -E -- '-dev$|^swiftlang$|^libswiftlang$|^pkg-config$|^pocketsphinx-en-us$|^wamerican-small$|^espeak-ng-data$' || true)
     in_root "${APT[@]}" purge $lean >"$DEB_REPO/.build/deb/apt.log" 2>&1 || fail "purging the build packages failed (.build/deb/apt.log)"
