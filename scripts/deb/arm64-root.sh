@@ -29,29 +29,7 @@ grep -q '^flags:.*F' "$binfmt/qemu-aarch64" || deb_die "qemu-aarch64's binfmt_mi
 [ "${1:-}" = --binfmt-only ] && exit 0
 [ $# -eq 0 ] || deb_die "unknown argument '$1' (usage: arm64-root.sh [--binfmt-only])"
 
-command -v debootstrap >/dev/null || deb_die "debootstrap is not installed (scripts/setup.sh installs it)"
+# An arm64 program must really run in it (the second stage could not have finished otherwise).
+says_arm64() { [ "$(chroot "$1" /usr/bin/dpkg --print-architecture)" = arm64 ]; }
 root=${ARM64_INSTALL_ROOT:-$DEB_REPO/.build/deb/trixie-arm64-root}
-mirror=${TRIXIE_MIRROR:-http://deb.debian.org/debian}
-stamp="trixie arm64 $mirror minbase"
-if [ -f "$root/.hark-base" ] && [ "$(cat "$root/.hark-base")" = "$stamp" ] && [ -x "$root/usr/bin/apt-get" ]; then
-    deb_say "arm64 trixie root $root is up to date"
-    exit 0
-fi
-for m in $(findmnt -rn -o TARGET | grep "^$root/" | sort -r); do umount "$m"; done
-rm -rf --one-file-system "$root"
-mkdir -p "$DEB_REPO/.build/deb"
-start=$(date +%s)
-for attempt in 1 2 3; do
-    mkdir -p "$root"
-    if debootstrap --arch=arm64 --variant=minbase trixie "$root" "$mirror" >"$DEB_REPO/.build/deb/debootstrap-arm64.log" 2>&1; then
-        # An arm64 program must really run in it (the second stage could not have finished otherwise).
-        [ "$(chroot "$root" /usr/bin/dpkg --print-architecture)" = arm64 ] || deb_die "dpkg in $root does not say arm64"
-        echo "$stamp" >"$root/.hark-base"
-        deb_say "arm64 trixie root made in $(( $(date +%s) - start )) s"
-        exit 0
-    fi
-    deb_say "debootstrap failed (attempt $attempt of 3): $(tail -n 2 "$DEB_REPO/.build/deb/debootstrap-arm64.log" | tr '\n' ' ')"
-    rm -rf --one-file-system "$root"
-    sleep $((attempt * 15))
-done
-deb_die "debootstrap trixie arm64 failed three times; log in .build/deb/debootstrap-arm64.log"
+minbase_root arm64 trixie "$root" "${TRIXIE_MIRROR:-http://deb.debian.org/debian}" trixie-arm64 says_arm64 "$root"
