@@ -20,21 +20,32 @@ import Testing
     }
 
     static func hark(_ args: [String], stdin: String = "") throws -> Result {
+        try execute(binary, args, stdin: stdin)
+    }
+
+    /// Runs `executable` with `arguments` to its end: in `directory` (nil: this process's), with `environment`
+    /// (nil: this process's), and with `input` as its standard input, or else a pipe that gets `stdin` and is
+    /// closed. Every CLI test starts its processes here.
+    static func execute(_ executable: URL, _ arguments: [String], in directory: URL? = root, environment: [String: String]? = nil,
+                        input: FileHandle? = nil, stdin: String = "") throws -> Result {
         let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        p.currentDirectoryURL = root
+        p.executableURL = executable
+        p.arguments = arguments
+        if let directory { p.currentDirectoryURL = directory }
+        if let environment { p.environment = environment }
         let out = Pipe()
         let err = Pipe()
-        let input = Pipe()
+        let pipe = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = input
+        p.standardInput = input ?? pipe
         try p.run()
-        // A child that exits before reading its input (a usage error) closes the pipe: the write then fails with
-        // EPIPE, which is not the test's concern. (`write(_:)` would trap on it; `write(contentsOf:)` throws.)
-        if !stdin.isEmpty { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
+        if input == nil {
+            // A child that exits before reading its input (a usage error) closes the pipe: the write then fails with
+            // EPIPE, which is not the test's concern. (`write(_:)` would trap on it; `write(contentsOf:)` throws.)
+            if !stdin.isEmpty { try? pipe.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
+            try? pipe.fileHandleForWriting.close()
+        }
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()

@@ -9,20 +9,8 @@ import Testing
 
     /// Runs the built `hark` with `environment` added to this process's.
     static func hark(_ args: [String], environment: [String: String] = [:]) throws -> CLITests.Result {
-        let p = Process()
-        p.executableURL = CLITests.binary
-        p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLITests.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try CLITests.execute(CLITests.binary, args, in: nil, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                             input: FileHandle.nullDevice)
     }
 
     /// A data directory with one turn's events and one event outside any turn.

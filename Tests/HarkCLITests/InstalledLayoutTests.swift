@@ -27,20 +27,8 @@ import Testing
 
     /// Runs `hark ARGS` by its bare name through PATH (as a shell would), in `directory`.
     static func run(_ args: [String], path: URL, in directory: URL) throws -> CLITests.Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["PATH=\(path.path):/usr/bin:/bin", "hark"] + args
-        p.currentDirectoryURL = directory
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLITests.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try CLITests.execute(URL(fileURLWithPath: "/usr/bin/env"), ["PATH=\(path.path):/usr/bin:/bin", "hark"] + args, in: directory,
+                             input: FileHandle.nullDevice)
     }
 
     @Test func versionNamesTheCheckout() throws {

@@ -141,20 +141,7 @@ struct RunCLITests {
     /// `hark run ARGS` with `stdin` as its standard input, stopped by SIGTERM after `limit` seconds (`timeout`
     /// exits 124 then): a run that waits for a signal instead of ending with its input fails, never hangs.
     static func run(_ args: [String], stdin: FileHandle, limit: Int = 120) throws -> CLITests.Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        p.arguments = [String(limit), CLITests.binary.path, "run"] + args
-        p.currentDirectoryURL = CLITests.root
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = stdin
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLITests.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try CLITests.execute(URL(fileURLWithPath: "/usr/bin/timeout"), [String(limit), CLITests.binary.path, "run"] + args, input: stdin)
     }
 
     @Test("standard input from a pipe or a file is typed turns without --console; the run ends with it", arguments: ["pipe", "file"])
