@@ -235,8 +235,8 @@ def main():
         f"| streaming: first sentence complete → its first audio-chunk | {summary(streamed)} |", "",
         f"Server peak memory (VmHWM): {int(peak) / 1024:.0f} MiB.",
     ]
-    # In --out (bench/out/wyoming/report.md by default).
-    written = out / Path("bench/out/wyoming/report.md").name
+    # In --out (bench/out/wyoming by default).
+    written = out / "report.md"
     written.write_text("\n".join(report) + "\n")
     print("\n".join(report))
     print(f"\n(written to {written})")
