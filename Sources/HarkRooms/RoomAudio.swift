@@ -245,29 +245,40 @@ final class AudioChannel: Sendable {
         var jitter = JitterBuffer()
     }
 
+    /// Where the member's audio comes from and goes to: exactly one of the two.
+    enum Endpoint: Sendable {
+        case socket(WebSocketConnection)
+        case local(LocalAudio)
+    }
+
     let id: UInt64
     let room: String
     let member: String
-    /// The member's socket; nil for an in-process member.
-    let connection: WebSocketConnection?
-    /// The in-process member's microphone and speaker queues; nil for a socket.
-    let local: LocalAudio?
+    let endpoint: Endpoint
     let inbox = Mutex(Inbox())
+
+    /// The member's socket; nil for an in-process member.
+    var connection: WebSocketConnection? {
+        if case .socket(let connection) = endpoint { connection } else { nil }
+    }
+
+    /// The in-process member's microphone and speaker queues; nil for a socket.
+    var local: LocalAudio? {
+        if case .local(let local) = endpoint { local } else { nil }
+    }
 
     init(id: UInt64, room: String, member: String, connection: WebSocketConnection) {
         self.id = id
         self.room = room
         self.member = member
-        self.connection = connection
-        local = nil
+        endpoint = .socket(connection)
     }
 
     init(id: UInt64, room: String, member: String, local: LocalAudio) {
         self.id = id
         self.room = room
         self.member = member
-        connection = nil
-        self.local = local
+        endpoint = .local(local)
     }
 }
 
