@@ -299,9 +299,10 @@ def main():
         dev.append(out)
 
     noise = tuning_noise(tuning, args.seed)
+    ood_mixes = mix_set("ood", ood, noise, args.snr, args.seed + 1)  # the same clips go to both workspaces
     sets = {
-        ("ood", "barista"): mix_set("ood", ood, noise, args.snr, args.seed + 1),
-        ("ood", "home"): mix_set("ood", ood, noise, args.snr, args.seed + 1),
+        ("ood", "barista"): ood_mixes,
+        ("ood", "home"): ood_mixes,
         ("dev", "barista"): mix_set("dev", dev, noise, args.snr, args.seed + 2),
         ("home", "home"): mix_set("home", home, noise, args.snr, args.seed + 3),
     }
