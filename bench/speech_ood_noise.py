@@ -10,12 +10,10 @@ needs: bench/out/speech/ood/<voice>/*.wav (made by bench/speech.sh), numpy, sox
 writes: bench/out/speech/ood-noise/<voice>/<snr>db/*.wav and <workspace>-<noisy|plain>-<snr>db.jsonl; prints a table
 """
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-import wave
 
 import numpy as np
 
@@ -26,30 +24,15 @@ import speechlib  # noqa: E402
 WORKSPACES = {"barista": os.path.join(ROOT, "Intents", "barista.json"), "home": os.path.join(ROOT, "Intents", "home.json")}
 
 
-def read_wav(path):
-    with wave.open(path) as w:
-        if w.getframerate() != 16000 or w.getnchannels() != 1 or w.getsampwidth() != 2:
-            speechlib.die(f"{path}: expected 16 kHz mono s16")
-        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768.0
-
-
-def upstream_mixer():
-    """The benchmark's own mix.py as a module: its FLAC reader, frame-energy rule and WAV writer."""
-    spec = importlib.util.spec_from_file_location("upstream_mix", os.path.join(speechlib.speech_dir(), "mix.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def mix(voice_dir, out_dir, snrs, seed):
-    upstream = upstream_mixer()
+    upstream = speechlib.upstream_mixer()
     noise = upstream.read_flac(os.path.join(speechlib.speech_dir(), "noise", "kitchen.flac"))
     rng = np.random.default_rng(seed)
     names = sorted(f for f in os.listdir(voice_dir) if f.endswith(".wav"))
     for snr in snrs:
         os.makedirs(os.path.join(out_dir, f"{snr:g}db"), exist_ok=True)
     for name in names:
-        speech = read_wav(os.path.join(voice_dir, name))
+        speech = speechlib.read_wav_float(os.path.join(voice_dir, name))
         start = int(rng.integers(0, noise.size - speech.size))
         segment = noise[start: start + speech.size]
         for snr in snrs:

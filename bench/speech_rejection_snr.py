@@ -58,13 +58,6 @@ def check_tuning_sentences(tuning):
         speechlib.die(f"bench/data/ood-tuning-sentences.txt: in the reported set or a workspace's examples: {problems}")
 
 
-def read_wav(path):
-    with wave.open(path) as w:
-        if w.getframerate() != RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
-            speechlib.die(f"{path}: expected 16 kHz mono s16")
-        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768.0
-
-
 def write_wav(path, x):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     pcm = np.clip(np.round(x * 32767), -32768, 32767).astype("<i2")
@@ -102,9 +95,9 @@ def tuning_noise(sentences, seed):
     """60 s of pink noise plus four-talker babble (flite awb reading the tuning sentences in shuffled orders)."""
     path = os.path.join(OUT, "noise", f"tuning-{seed}.wav")
     if os.path.exists(path):
-        return read_wav(path)
+        return speechlib.read_wav_float(path)
     rng = np.random.default_rng(seed)
-    clips = [read_wav(synthesise(s, "awb", os.path.join(OUT, "babble", f"{i:03d}.wav"))) for i, s in enumerate(sentences)]
+    clips = [speechlib.read_wav_float(synthesise(s, "awb", os.path.join(OUT, "babble", f"{i:03d}.wav"))) for i, s in enumerate(sentences)]
     n = 60 * RATE
     babble = np.zeros(n)
     for _talker in range(4):
@@ -114,26 +107,19 @@ def tuning_noise(sentences, seed):
     noise = pink(n, rng) / 4 + babble / np.abs(babble).max()
     noise /= np.abs(noise).max()
     write_wav(path, noise * 0.5)
-    return noise
-
-
-def upstream_mixer():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("upstream_mix", os.path.join(speechlib.speech_dir(), "mix.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # What the file holds (16-bit), so a run from the cached file mixes exactly what the first run did.
+    return speechlib.read_wav_float(path)
 
 
 def mix_set(name, clean_files, noise, snrs, seed):
     """{condition: [files]}: "clean" and each SNR, mixed by the upstream rule with a seeded noise offset."""
-    upstream = upstream_mixer()
+    upstream = speechlib.upstream_mixer()
     rng = np.random.default_rng(seed)
     sets = {"clean": clean_files}
     for snr in snrs:
         sets[f"{snr:g}db"] = []
     for path in clean_files:
-        speech = read_wav(path)
+        speech = speechlib.read_wav_float(path)
         start = int(rng.integers(0, noise.size - speech.size))
         segment = noise[start:start + speech.size]
         for snr in snrs:
@@ -170,7 +156,7 @@ def coverage(row):
     """Fraction of the utterance's loud frames (25 ms, above the midpoint between its 10th and 90th percentile
     power in dB) that lie inside a recognised word: a grammar path forced onto other speech covers part of it
     with silence and fillers."""
-    x = read_wav(row["file"])
+    x = speechlib.read_wav_float(row["file"])
     frame = RATE // 40
     n = x.size // frame
     if n < 4:

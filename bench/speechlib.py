@@ -177,3 +177,25 @@ def check_permutations_complete(expressions):
 def die(message):
     print(message, file=sys.stderr)
     sys.exit(1)
+
+
+# --- mixing by the benchmark's own rule (numpy, imported here only: the peer's venv never calls these) ------
+
+
+def upstream_mixer():
+    """The benchmark's own mix.py as a module: its FLAC reader, frame-energy rule and WAV writer."""
+    spec = importlib.util.spec_from_file_location("upstream_mix", os.path.join(speech_dir(), "mix.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def read_wav_float(path):
+    """A 16 kHz mono 16-bit WAV as floats in -1…1; anything else stops with the file's name."""
+    import wave
+    import numpy as np
+    with wave.open(path) as w:
+        if w.getframerate() != 16000 or w.getnchannels() != 1 or w.getsampwidth() != 2:
+            die(f"{path}: expected 16 kHz mono s16")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768.0
+
