@@ -90,7 +90,7 @@ public struct RoomsAPI: Sendable {
     /// thread.
     private func audioSocket(_ request: HTTPRequest, room id: String) -> WebSocketUpgrade {
         switch joinedMember(request, room: id, to: "use its audio") {
-        case .success(let person): .accept(RoomAudioSocket(audio: audio, room: id, member: person))
+        case .success(let person): .accept(access.tokenBound(RoomAudioSocket(audio: audio, room: id, member: person), request: request))
         case .failure(let refusal): .refuse(refusal.response)
         }
     }

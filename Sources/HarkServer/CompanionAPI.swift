@@ -97,7 +97,7 @@ public final class CompanionAPI: Sendable {
         let auth = auth
         let hosts = hosts
         // The rooms app: its routes, and the membership check `/api/listen?room=` shares with its audio socket.
-        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: CompanionRoomsAccess(auth: auth), audio: roomAudio) }
+        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: CompanionRoomsAccess(auth: auth, tokenCheckInterval: tokenCheckInterval), audio: roomAudio) }
         router.before { request in
             guard Self.isHostChecked(request), let refusal = hosts.refusal(request) else { return nil }
             return .error(403, code: "forbidden", message: refusal)
@@ -146,7 +146,7 @@ public final class CompanionAPI: Sendable {
             let since = request.query["since"].flatMap { Int64($0) }
             // A person's socket also hears the events of the rooms they are joined to.
             var roomEvents: EventsSocket.RoomEvents?
-            if let rooms = self.rooms, let person = CompanionRoomsAccess(auth: auth).caller(of: request)?.person {
+            if let rooms = self.rooms, let person = CompanionRoomsAccess(auth: auth, tokenCheckInterval: self.tokenCheckInterval).caller(of: request)?.person {
                 roomEvents = EventsSocket.RoomEvents(rooms: rooms, member: person)
             }
             return .accept(self.tokenBound(EventsSocket(store: store, since: since, rooms: roomEvents), request: request))
@@ -182,9 +182,14 @@ public final class CompanionAPI: Sendable {
 
     /// `handler`, closed once the upgrade's token expires or is revoked.
     private func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest) -> any WebSocketHandler {
-        let token = Self.token(of: request) ?? ""
-        let auth = auth
-        return TokenBoundSocket(handler, checkInterval: tokenCheckInterval) {
+        Self.tokenBound(handler, request: request, auth: auth, checkInterval: tokenCheckInterval)
+    }
+
+    /// `handler`, closed with 4401 once the token `request` was upgraded with expires or is revoked; checked every
+    /// `checkInterval`. The rooms' audio sockets are bound the same way (`CompanionRoomsAccess`).
+    static func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest, auth: AuthService, checkInterval: Duration) -> any WebSocketHandler {
+        let token = token(of: request) ?? ""
+        return TokenBoundSocket(handler, checkInterval: checkInterval) {
             do throws(AuthError) {
                 _ = try auth.verify(token: token)
                 return nil
