@@ -115,6 +115,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var roomName: String?
     public var roomJoin: String?
     public var roomEchoCancellation = true
+    /// Another appliance's server whose rooms this one joins instead of its own (`http(s)://HOST:PORT`, linked
+    /// with `hark link`); nil = its own server's rooms.
+    public var roomServer: String?
 
     /// Home Assistant's Wyoming services beside the loop, at this `tcp://HOST:PORT` (docs/wyoming.md); nil = off.
     public var wyoming: String?
@@ -247,6 +250,7 @@ extension ApplianceConfiguration {
                     "name": { v, p throws(ConfigurationError) in c.roomName = try reader.optionalName(v, p, maximum: 64) },
                     "join": { v, p throws(ConfigurationError) in c.roomJoin = try reader.optionalName(v, p, maximum: 100) },
                     "echo_cancellation": { v, p throws(ConfigurationError) in c.roomEchoCancellation = try reader.bool(v, p) },
+                    "server": { v, p throws(ConfigurationError) in c.roomServer = try reader.optionalString(v, p) },
                 ])
             },
             "camera": { v, p throws(ConfigurationError) in

@@ -72,6 +72,10 @@ enum ServerSetup {
             throw CommandFailure(message: "server: \(error)", exitCode: 69)
         }
         server.start()
+        // What `hark link` on another appliance pins: printed so the two can be compared.
+        if let tls, let hash = Fingerprint.sha256(ofCertificateFile: tls.certificate) {
+            printError("hark: HTTPS certificate SHA-256 \(Fingerprint.display(hash))")
+        }
         let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)

@@ -118,7 +118,7 @@ final class ClientStream: @unchecked Sendable {
         }
         if let pin, pin != certificateSHA256 {
             // Fully initialised, so `deinit` frees the connection and closes the socket.
-            throw ClientError("\(address)'s certificate is not the one it was linked with (SHA-256 \(Self.hex(certificateSHA256 ?? [])), expected \(Self.hex(pin))): another host may be answering at that address; if the server made a new certificate, run hark link again")
+            throw ClientError("\(address)'s certificate is not the one it was linked with (SHA-256 \(Fingerprint.display(certificateSHA256 ?? [])), expected \(Fingerprint.display(pin))): another host may be answering at that address; if the server made a new certificate, run hark link again")
         }
     }
 
@@ -126,21 +126,6 @@ final class ClientStream: @unchecked Sendable {
         if let ssl { SSL_free(ssl) }
         if let context { SSL_CTX_free(context) }
         Glibc.close(fd)
-    }
-
-    /// Lower-case hex, two digits a byte.
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    /// The bytes of a hex string (colons allowed between pairs, as browsers show fingerprints), nil if malformed.
-    static func bytes(hex text: String) -> [UInt8]? {
-        let digits = Array(text.lowercased().filter { $0 != ":" })
-        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
-        var out = [UInt8]()
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(digits[i...i + 1]), radix: 16) else { return nil }
-            out.append(byte)
-        }
-        return out
     }
 
     /// A write on a socket whose peer has gone raises SIGPIPE, which kills the process by default; OpenSSL
@@ -335,5 +320,39 @@ final class ClientStream: @unchecked Sendable {
         }
         if code == SSL_ERROR_SYSCALL { return errno == 0 ? "the connection was closed" : String(cString: strerror(errno)) }
         return "OpenSSL error \(code)"
+    }
+}
+
+/// A certificate's SHA-256 written out: lower-case hex for files, `AB:CD:…` as browsers show it.
+public enum Fingerprint {
+    public static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    public static func display(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined(separator: ":") }
+
+    /// The SHA-256 of the certificate in a PEM file (what a client pins), nil if the file holds none.
+    public static func sha256(ofCertificateFile url: URL) -> [UInt8]? {
+        guard let pem = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        guard let certificate = pem.withCString({ text -> OpaquePointer? in
+            let bio = BIO_new_mem_buf(text, -1)
+            defer { BIO_free(bio) }
+            return PEM_read_bio_X509(bio, nil, nil, nil)
+        }) else { return nil }
+        defer { X509_free(certificate) }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1 else { return nil }
+        return Array(digest[0..<Int(length)])
+    }
+
+    /// The bytes of a hex string (colons between pairs allowed, as in `display`), nil if malformed.
+    public static func bytes(hex text: String) -> [UInt8]? {
+        let digits = Array(text.lowercased().filter { $0 != ":" })
+        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
+        var out = [UInt8]()
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(digits[i...i + 1]), radix: 16) else { return nil }
+            out.append(byte)
+        }
+        return out
     }
 }

@@ -50,7 +50,7 @@ struct ClientTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try SelfSignedCertificate.ensure(directory: directory, hostnames: [])
         let configuration = ServerConfiguration(port: 0, tls: .init(certificate: files.certificate, privateKey: files.key))
-        let expected = try Self.sha256(ofCertificate: files.certificate)
+        let expected = try #require(Fingerprint.sha256(ofCertificateFile: files.certificate))
         try withServer(webSocketRouter(base: sampleRouter()) { EchoHandler() }, configuration: configuration) { server in
             let address = try ServerAddress(url: "https://127.0.0.1:\(server.port)")
             // First contact (hark link) sees the fingerprint; it is the certificate file's.
@@ -142,20 +142,6 @@ struct ClientTests {
             collected.signal.signal()
         })
         return Socket(client: client, collected: collected)
-    }
-
-    static func sha256(ofCertificate url: URL) throws -> [UInt8] {
-        let pem = try String(contentsOf: url, encoding: .utf8)
-        let certificate = try #require(pem.withCString { text -> OpaquePointer? in
-            let bio = BIO_new_mem_buf(text, -1)
-            defer { BIO_free(bio) }
-            return PEM_read_bio_X509(bio, nil, nil, nil)
-        })
-        defer { X509_free(certificate) }
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        X509_digest(certificate, EVP_sha256(), &digest, &length)
-        return Array(digest[0..<Int(length)])
     }
 }
 
