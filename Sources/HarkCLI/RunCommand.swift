@@ -199,6 +199,7 @@ enum RunCommand: Command {
         if let roomAudio = server.roomAudio, setup.configuration.roomServer == nil {
             joinRooms(setup.configuration, audio: roomAudio, appliance: appliance)
         }
+        appliance.turns.roomLink.installAnnouncer(ServerSetup.announcer(server.api))
         let auth = server.auth
         appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
         appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }
@@ -249,6 +250,7 @@ enum RunCommand: Command {
             throw CommandFailure(message: error.message)
         }
         appliance.turns.roomLink.install(member)
+        appliance.turns.roomLink.installAnnouncer { text in member.announce(text) }
         printError("hark: rooms are those of \(wanted), as \(name)")
         guard let join = configuration.roomJoin else { return }
         let outcome = member.joinOrCreate(displayName: join)

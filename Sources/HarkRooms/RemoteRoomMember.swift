@@ -156,6 +156,22 @@ public final class RemoteRoomMember: RoomPresence {
         return RoomOutcome(.joined, room: room.name, roomID: room.id, message: "joined \(room.name) on \(address)")
     }
 
+    /// Announces `text` through the other server (`POST /api/announce` with the linked device's token): its
+    /// speaker and every room there with its sound open, this appliance's included when it is in one.
+    public func announce(_ text: String) -> RoomOutcome {
+        do throws(ClientError) {
+            let answer = try HTTPClient.request(address, method: "POST", path: "/api/announce", token: link.token,
+                                                json: .object(JSONObject([("text", .string(text))])), pin: pin, timeout: Self.requestTimeout)
+            switch answer.status {
+            case 202: return RoomOutcome(.announced, message: "announced through \(address)")
+            case 409: return RoomOutcome(.nobodyListening, message: answer.errorMessage)
+            default: return RoomOutcome(.failed, message: "POST /api/announce on \(address): \(answer.errorMessage) (\(answer.status))")
+            }
+        } catch {
+            return RoomOutcome(.failed, message: error.message)
+        }
+    }
+
     // MARK: The other server's API
 
     /// A token for this appliance as a member (kind `appliance`), from the device token `hark link` got.
