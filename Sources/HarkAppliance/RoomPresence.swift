@@ -114,6 +114,9 @@ public final class RoomLink: Sendable {
 
     /// Runs the dialog's `room` action: `join` (with `room`, the entity, and `text`, the request) or `leave`.
     public func perform(command: String, parameters: JSONObject) throws(DeviceCommandError) -> RoomOutcome {
+        guard ["join", "leave", "announce"].contains(command) else {
+            throw .unknownCommand("unknown command \"\(command)\" for room (use join, leave or announce)")
+        }
         if command == "announce" {
             let text = parameters["text"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)) ?? ""
             guard !text.isEmpty else { return RoomOutcome(.noText, message: "nothing to announce") }
@@ -138,10 +141,8 @@ public final class RoomLink: Sendable {
                 return value.isEmpty ? nil : value
             }
             return presence.join(named: text("room") ?? "", said: text("said"), text: text("text"))
-        case "leave":
+        default:  // "leave", the only other command the guard lets through
             return presence.leave()
-        default:
-            throw .unknownCommand("unknown command \"\(command)\" for room (use join, leave or announce)")
         }
     }
 }

@@ -87,6 +87,10 @@ struct DialogActionTests {
                 guard let room = inRoom else { return ["status": "not_in_room", "message": "not in a room"] }
                 inRoom = nil
                 return ["status": "left", "room": .string(room), "message": .string("left \(room)")]
+            case "announce":
+                let text = action.parameters["text"]?.stringValue ?? ""
+                return text.isEmpty ? ["status": "no_text", "message": "nothing to announce"]
+                    : ["status": "announced", "asked": .string(text), "message": "announced"]
             default: throw DialogActionFailure("unknown command")
             }
         }
@@ -111,6 +115,28 @@ struct DialogActionTests {
         #expect(say("drop in") == ["Which room? Say \"drop in on the kitchen\", with the room's name."])
         #expect(say("leave the room") == ["Leaving Kitchen."])
         #expect(bench.inRoom == nil)
+    }
+
+    @Test("home.json: \"announce …\" hands the room action the words after the carrier, and says them back")
+    func announceAction() throws {
+        let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
+        let bench = RoomBench()
+        var random = SplitMix64(seed: 1)
+        var context = assistant.start(random: &random, performer: bench).turn.context
+        func say(_ text: String) -> [String] {
+            let reply = assistant.message(text, context: context, random: &random, performer: bench)
+            context = reply.turn.context
+            return reply.turn.text
+        }
+        for (said, text) in [("announce that dinner is ready", "dinner is ready"),
+                             ("Please announce to everyone that the car is here", "the car is here"),
+                             ("tell everyone we are leaving in five minutes", "we are leaving in five minutes"),
+                             ("make an announcement that it is bedtime", "it is bedtime"),
+                             ("broadcast: the pizza has arrived", "the pizza has arrived")] {
+            #expect(say(said) == ["Announcing: \(text)."], "\(said)")
+            #expect(bench.asked.last?["command"] == "announce" && bench.asked.last?["text"]?.stringValue == text, "\(said): \(bench.asked.last ?? [:])")
+        }
+        #expect(say("make an announcement") == ["What should I announce? Say \"announce\" and then the words."])
     }
 
     @Test("result_variable spellings", arguments: [("$x", "x"), ("context.x", "x"), ("x", "x"), (" $context.x ", "x")])
