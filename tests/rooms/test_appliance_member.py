@@ -30,7 +30,7 @@ class ApplianceRun(Server):
     """`hark run --simulate` with an ALSA file-plugin microphone and speaker and `rooms.join` set; its server on
     an ephemeral port (read from its log). Typed lines go to its standard input."""
 
-    def __init__(self, microphone_pcm, rooms=None, data=None):
+    def __init__(self, microphone_pcm, rooms=None, data=None, server=None):
         self.data = data or tempfile.mkdtemp(prefix="hark-appliance-member.")
         base = Path(self.data)
         self.microphone = base / "mic.raw"
@@ -44,6 +44,8 @@ class ApplianceRun(Server):
             "wake": {"enabled": False},
             "rooms": rooms if rooms is not None else {"name": "Kitchen Hark", "join": "Kitchen"},
         }
+        if server is not None:
+            config["server"] = server
         (base / "hark.json").write_text(json.dumps(config))
         self.log_path = base / "run.log"
         self.log = open(self.log_path, "wb")
@@ -51,15 +53,15 @@ class ApplianceRun(Server):
         self.events_file = open(self.events_path, "wb")
         command = [str(HARK), "run", "--simulate", "--events", "--config", str(base / "hark.json"), "--data", self.data, "--port", "0"]
         self.process = subprocess.Popen(command, cwd=REPO, stdin=subprocess.PIPE, stdout=self.events_file, stderr=self.log)
-        self.port = self._port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.scheme, self.port = self._port()
+        self.base = f"{self.scheme}://127.0.0.1:{self.port}"
 
     def _port(self):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            found = re.search(r"web page and API at http://[^:]+:(\d+)/", self.log_path.read_text())
+            found = re.search(r"web page and API at (https?)://[^:]+:(\d+)/", self.log_path.read_text())
             if found:
-                return int(found.group(1))
+                return found.group(1), int(found.group(2))
             if self.process.poll() is not None:
                 break
             time.sleep(0.1)

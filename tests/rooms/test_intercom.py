@@ -3,10 +3,10 @@ processes, each with an ALSA file-plugin microphone and speaker and simulated de
 server's room "Kitchen"; B (the office) is linked to A's server with `hark link` and a pairing code from A, and
 joins the same room over the network (`rooms.server`), as a member of kind appliance. What A's microphone says comes
 out of B's speaker and the other way round (cross-correlation with the source >= 0.9 after alignment), and neither
-hears itself.
+hears itself. The kitchen serves HTTPS as on a LAN, so the link pins its self-signed certificate.
 """
 
-import os
+import re
 import subprocess
 import tempfile
 import time
@@ -33,7 +33,10 @@ def test_two_appliances_intercom_across_servers():
     # has no echo to take out and its residual suppressor only reshapes the voice, by how much depending on what
     # was played just before (office to kitchen 0.89-0.93 with it on, 0.992 off). The canceller is measured where
     # there is an echo: bench/aec.py and HarkRoomsTests; the one-appliance test keeps it on.
-    kitchen = ApplianceRun(microphone(kitchen_pcm, 9), rooms={"name": "Kitchen Hark", "join": "Kitchen", "echo_cancellation": False})
+    # The kitchen serves the LAN as an appliance on a network would: HTTPS with its self-signed certificate, which the
+    # office pins when it links.
+    kitchen = ApplianceRun(microphone(kitchen_pcm, 9), rooms={"name": "Kitchen Hark", "join": "Kitchen", "echo_cancellation": False},
+                           server={"lan": True})
     office = None
     try:
         started = time.monotonic()
@@ -45,6 +48,9 @@ def test_two_appliances_intercom_across_servers():
         linked = subprocess.run([str(HARK), "link", kitchen.base, kitchen.pairing_code(), "--data", office_data],
                                 capture_output=True, text=True, timeout=60, cwd=REPO)
         assert linked.returncode == 0, linked.stdout + linked.stderr
+        assert kitchen.base.startswith("https://"), kitchen.base
+        printed = re.search(r"HTTPS certificate SHA-256 ([0-9A-F:]{95})", kitchen.log_path.read_text())
+        assert printed and printed.group(1) in linked.stdout, f"the link's fingerprint is not the kitchen's: {linked.stdout}"
         link_file = Path(office_data) / "rooms-link.json"
         assert link_file.stat().st_mode & 0o777 == 0o600
         office = ApplianceRun(microphone(office_pcm, 10), data=office_data,
