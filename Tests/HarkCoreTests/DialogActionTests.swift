@@ -96,17 +96,22 @@ struct DialogActionTests {
         }
     }
 
-    @Test("home.json: drop in and hang up run the room action and answer from its outcome")
-    func roomActions() throws {
+    /// A home.json conversation whose actions `bench` performs: text in, the reply's texts out.
+    static func conversation(with bench: RoomBench) throws -> (String) -> [String] {
         let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
-        let bench = RoomBench()
         var random = SplitMix64(seed: 1)
         var context = assistant.start(random: &random, performer: bench).turn.context
-        func say(_ text: String) -> [String] {
+        return { text in
             let reply = assistant.message(text, context: context, random: &random, performer: bench)
             context = reply.turn.context
             return reply.turn.text
         }
+    }
+
+    @Test("home.json: drop in and hang up run the room action and answer from its outcome")
+    func roomActions() throws {
+        let bench = RoomBench()
+        let say = try Self.conversation(with: bench)
         #expect(say("hang up") == ["You are not in a room."])
         #expect(say("drop in on the garage") == ["There is no room called garage."])
         #expect(bench.asked.last?["room"] == "garage" && bench.asked.last?["text"] == "drop in on the garage", "\(bench.asked)")
@@ -119,15 +124,8 @@ struct DialogActionTests {
 
     @Test("home.json: \"announce …\" hands the room action the words after the carrier, and says them back")
     func announceAction() throws {
-        let assistant = try Assistant(workspace: Workspace.load(from: Fixtures.home))
         let bench = RoomBench()
-        var random = SplitMix64(seed: 1)
-        var context = assistant.start(random: &random, performer: bench).turn.context
-        func say(_ text: String) -> [String] {
-            let reply = assistant.message(text, context: context, random: &random, performer: bench)
-            context = reply.turn.context
-            return reply.turn.text
-        }
+        let say = try Self.conversation(with: bench)
         for (said, text) in [("announce that dinner is ready", "dinner is ready"),
                              ("Please announce to everyone that the car is here", "the car is here"),
                              ("tell everyone we are leaving in five minutes", "we are leaving in five minutes"),
