@@ -114,7 +114,7 @@ public final class WebSocketClient: Sendable {
         if count < 126 {
             frame.append(0x80 | UInt8(count))
         } else if count <= 0xFFFF {
-            frame += [0x80 | 126, UInt8(count >> 8), UInt8(count & 0xFF)]
+            frame += [UInt8(0x80 | 126), UInt8(count >> 8), UInt8(count & 0xFF)]  // the mask bit and the 16-bit length marker
         } else {
             frame.append(0x80 | 127)
             for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(UInt64(count) >> UInt64(shift) & 0xFF)) }

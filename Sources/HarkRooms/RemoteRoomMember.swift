@@ -108,15 +108,16 @@ public final class RemoteRoomMember: RoomPresence {
     }
 
     public func leave() -> RoomOutcome {
-        let session = state.withLock { s -> Session? in
+        // Only the Sendable parts leave the lock; the codecs are dropped inside it.
+        let left = state.withLock { s -> (room: String, roomName: String, socket: WebSocketClient)? in
             defer {
                 s.session = nil
                 s.rejoin = nil
                 s.generation += 1
             }
-            return s.session
+            return s.session.map { ($0.room, $0.roomName, $0.socket) }
         }
-        guard let session else { return RoomOutcome(.notInRoom, message: "not in a room") }
+        guard let session = left else { return RoomOutcome(.notInRoom, message: "not in a room") }
         // Closing the audio socket is leaving; the explicit leave makes it so even if the close is lost.
         session.socket.close(code: 1000, reason: "leaving")
         if let person = try? personToken() {
