@@ -253,7 +253,7 @@ enum RunCommand: Command {
         appliance.turns.roomLink.installAnnouncer { text in member.announce(text) }
         printError("hark: rooms are those of \(wanted), as \(name)")
         guard let join = configuration.roomJoin else { return }
-        let outcome = member.joinOrCreate(displayName: join)
+        let outcome = member.joinOrCreateWhenReachable(displayName: join)
         if outcome.status == .joined || outcome.status == .already {
             printError("hark: in room \(outcome.room ?? join) on \(wanted) as \(name) (rooms.join)")
             recorder.record(.state, "Room: \(outcome.message)", ["source": "rooms", "room": .string(outcome.roomID ?? "")])

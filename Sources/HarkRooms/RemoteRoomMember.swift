@@ -93,18 +93,47 @@ public final class RemoteRoomMember: RoomPresence {
     /// Joins the open room called `displayName` on the other server, making it when there is none
     /// (`rooms.join` at start).
     public func joinOrCreate(displayName: String) -> RoomOutcome {
-        do throws(ClientError) {
-            let person = try personToken()
-            let open = try openRooms(token: person)
-            if let room = ApplianceMember.match(displayName, text: nil, in: open, displayName: { $0.name }) {
-                return try join(room: room, token: person)
-            }
-            let made = try call("POST", "/rooms", token: person, json: .object(JSONObject([("display_name", .string(displayName))])), expect: 201)
-            guard let id = made["id"]?.stringValue else { throw ClientError("POST /rooms on \(address): the answer has no id") }
-            return try join(room: (id, displayName), token: person)
-        } catch {
+        do throws(ClientError) { return try tryJoinOrCreate(displayName: displayName) } catch {
             return RoomOutcome(.failed, asked: displayName, message: error.message)
         }
+    }
+
+    /// `joinOrCreate`, and while the other server cannot be reached (it is still starting, or the network is not
+    /// up yet: both machines come back after a power cut, in any order), again every 5 s in the background until
+    /// it can, unless a join or leave comes first. Returns the first attempt's outcome.
+    public func joinOrCreateWhenReachable(displayName: String) -> RoomOutcome {
+        let generation = state.withLock { $0.generation }
+        do throws(ClientError) { return try tryJoinOrCreate(displayName: displayName) } catch {
+            if error.status == nil { retryJoin(displayName: displayName, generation: generation) }
+            return RoomOutcome(.failed, asked: displayName, message: error.message + (error.status == nil ? "; trying again every \(Int(Self.reconnectInterval)) s" : ""))
+        }
+    }
+
+    private func retryJoin(displayName: String, generation: Int) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.reconnectInterval) { [weak self] in
+            guard let self, self.state.withLock({ $0.generation == generation && $0.session == nil }) else { return }
+            do throws(ClientError) {
+                let outcome = try self.tryJoinOrCreate(displayName: displayName)
+                self.report("\(outcome.message) (rooms.join)", false)
+            } catch {
+                if error.status == nil {
+                    self.retryJoin(displayName: displayName, generation: generation)
+                } else {
+                    self.report("rooms.join: cannot join \"\(displayName)\": \(error.message)", true)
+                }
+            }
+        }
+    }
+
+    private func tryJoinOrCreate(displayName: String) throws(ClientError) -> RoomOutcome {
+        let person = try personToken()
+        let open = try openRooms(token: person)
+        if let room = ApplianceMember.match(displayName, text: nil, in: open, displayName: { $0.name }) {
+            return try join(room: room, token: person)
+        }
+        let made = try call("POST", "/rooms", token: person, json: .object(JSONObject([("display_name", .string(displayName))])), expect: 201)
+        guard let id = made["id"]?.stringValue else { throw ClientError("POST /rooms on \(address): the answer has no id") }
+        return try join(room: (id, displayName), token: person)
     }
 
     public func leave() -> RoomOutcome {

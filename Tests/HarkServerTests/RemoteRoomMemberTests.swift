@@ -91,6 +91,25 @@ struct RemoteRoomMemberTests {
         #expect(member.currentRoom == nil)
     }
 
+    @Test func roomsJoinWaitsForAServerThatIsNotUpYet() throws {
+        let bench = try RoomsBench()
+        // A port that was free a moment ago: the server is "still booting".
+        let (probe, _, _) = try Self.start(bench)
+        let port = probe.port
+        probe.stop()
+        let reports = Reports()
+        let link = RoomsLink(server: "http://127.0.0.1:\(port)", token: try bench.deviceToken(), certificateSHA256: nil)
+        let member = try RemoteRoomMember(link: link, name: "Office", echoCancellation: false, report: reports.add)
+        let first = member.joinOrCreateWhenReachable(displayName: "Kitchen")
+        #expect(first.status == .failed && first.message.contains("trying again every 5 s"), "\(first.message)")
+        let (server, rooms, _) = try Self.start(bench, port: port)
+        defer { server.stop() }
+        #expect(Self.wait(12) { member.currentRoom?.name == "Kitchen" }, "reports: \(reports.all)")
+        #expect(try rooms.openRooms().map(\.displayName) == ["Kitchen"])
+        #expect(reports.all.contains { $0.contains("joined Kitchen") && $0.hasSuffix("(rooms.join)") }, "\(reports.all)")
+        _ = member.leave()
+    }
+
     @Test func aRefusalNamesTheServerAndTheReason() throws {
         let bench = try RoomsBench()
         let (server, _, _) = try Self.start(bench)
