@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--noisy-below DB|off] [--denoise DB]
-                              [--json]
+                              [--cmn batch|live] [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
@@ -23,6 +23,9 @@ enum RecognizeCommand: Command {
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
           --denoise DB      run libspeexdsp's noise suppressor (up to DB dB of attenuation) over the audio first
+          --cmn M           cepstral mean normalisation: batch (default: over the whole utterance, so decoding waits for
+                            its end) or live (a running mean, so the audio is decoded as it arrives; an experiment for
+                            decoding while the speaker talks, docs/speech.md)
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds), acoustic_confidence, acoustic_margin, audio_seconds, decode_ms, snr_db,
                             noisy_decoding,
@@ -34,6 +37,7 @@ enum RecognizeCommand: Command {
         let workspacePath = try args.option("--workspace")
         let search = try args.option("--search", parse: { ["grammar": RecognitionOptions.Search.grammar, "ngram": .languageModel][$0] },
                                      expected: "grammar or ngram") ?? .grammar
+        let cmn = try args.option("--cmn", parse: { ["batch": RecognitionOptions.CepstralMean.batch, "live": .live][$0] }, expected: "batch or live")
         let json = try args.flag("--json")
         let noConfidence = try args.flag("--no-confidence")
         let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
@@ -46,7 +50,7 @@ enum RecognizeCommand: Command {
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
         let workspace = try loadWorkspace(workspacePath)
-        var options = RecognitionOptions(search: search, measuresConfidence: !noConfidence && search == .grammar)
+        var options = RecognitionOptions(search: search, cepstralMean: cmn ?? .batch, measuresConfidence: !noConfidence && search == .grammar)
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil
