@@ -46,6 +46,9 @@ public final class MemberWake: Sendable {
         public var recognizerBusy = 0
         /// Commands that went to a turn.
         public var turns = 0
+        /// Audio of a watched member that found no free spotter, seconds: only a member held past the gate's cap
+        /// (their command was being listened to when two others began talking) can leave another without one.
+        public var unspottedSeconds = 0.0
     }
 
     public let gate: MemberWakeGate
@@ -89,6 +92,9 @@ private final class MemberWakeWorker: @unchecked Sendable {
     private struct Watch {
         var spotter: any WakeDetector
         var phase: Phase
+        /// The member's last seconds before the phrase, for the command's endpointer to learn the noise floor
+        /// from (the microphone's loop feeds it the room while it waits: `Endpointer.observeBackground`).
+        var background: [Int16] = []
     }
 
     let wake: MemberWake
@@ -146,10 +152,16 @@ private final class MemberWakeWorker: @unchecked Sendable {
 
     /// A watched member's next audio.
     private func hear(_ key: Key, _ samples: [Int16]) {
-        guard var watch = watches[key] ?? start(key) else { return }
         let buffer = PCMBuffer(format: .speech, samples: samples)
+        guard var watch = watches[key] ?? start(key) else {
+            wake.counters.withLock { $0.unspottedSeconds += buffer.duration }
+            return
+        }
         switch watch.phase {
         case .spotting:
+            let kept = Int(listening.endpointer.noiseFloorWindow * Double(PCMFormat.speech.sampleRate))
+            watch.background += samples
+            if watch.background.count > kept { watch.background.removeFirst(watch.background.count - kept) }
             let before = Self.threadCPU()
             let hit: WakeHit?
             do { hit = try watch.spotter.detect(buffer) } catch {
@@ -240,6 +252,8 @@ private final class MemberWakeWorker: @unchecked Sendable {
         }
         let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
         listener.reset()
+        try? endpointer.observeBackground(PCMBuffer(format: .speech, samples: watch.background))
+        watch.background.removeAll()
         watch.phase = .command(listener, heard: 0)
         watches[key] = watch
         wake.gate.hold(key, true)
@@ -262,6 +276,7 @@ private final class MemberWakeWorker: @unchecked Sendable {
             turns.recorder.record(.error, "room wake phrase: \(error)", data(key))
         }
         watch.phase = .spotting
+        watch.background.removeAll()
         watches[key] = watch
     }
 
