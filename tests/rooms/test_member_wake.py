@@ -175,9 +175,11 @@ def test_the_wake_phrase_in_a_members_stream_runs_the_command_and_the_room_hears
     # Everyone in the room heard the reply, Ada included (an announcement is nobody's own voice): what each heard
     # holds eSpeak NG's "Light is on" as `hark say` renders it (the server's default voice and rate).
     reference = espeak("Light is on")
-    for member in members:
-        correlation, _ = aligned_correlation(reference, member.heard())
-        assert correlation >= 0.8, f"{member.person.name} did not hear the reply (correlation {correlation:.3f})"
+    correlations = {m.person.name: round(aligned_correlation(reference, m.heard())[0], 3) for m in members}
+    if os.environ.get("HARK_DEBUG_DIR"):
+        for m in members:
+            np.save(os.path.join(os.environ["HARK_DEBUG_DIR"], m.person.name.split()[0] + ".npy"), m.heard())
+    assert min(correlations.values()) >= 0.8, f"not everyone heard the reply: correlations {correlations}"
     # And more than Ada's own speech: Ben and Cy sent only the floor, so the rest is the earcon and the reply.
     ada_loud = loud_seconds(np.concatenate(blocks))
     for member in members[1:]:
