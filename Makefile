@@ -159,7 +159,8 @@ bench-rooms: setup
 	$(SWIFT) build -c release $(STRICT)
 	bash scripts/rooms-test.sh --bench
 
-## bench-aec: the echo canceller's ERLE on real speech through simulated echo paths (bench/aec.py; ~10 s)
+## bench-aec: the echo cancellers' ERLE on real speech through simulated echo paths, speexdsp (Hark) beside WebRTC
+##            (bench/aec.py; ~20 s)
 .PHONY: bench-aec
 bench-aec: setup bench-setup
 	$(SWIFT) build -c release --product hark $(STRICT)

@@ -1,27 +1,35 @@
 #!/usr/bin/env python3
-"""Echo return loss enhancement (ERLE) of Hark's echo canceller (`hark echo-cancel`, speexdsp) on real speech
+"""Echo return loss enhancement (ERLE) of Hark's echo canceller (`hark echo-cancel`, speexdsp) beside Debian's
+WebRTC echo canceller (libwebrtc-audio-processing 0.3, through the bench-only bench/aec_webrtc.cc) on real speech
 through simulated echo paths, for issue 14's appliance-as-a-room-member (goal: >= 25 dB after convergence,
 converged within 2 s).
 
 usage: python3 bench/aec.py [--out bench/out/aec] [--seed 20261201]
-Needs numpy, sox (scripts/setup-bench.sh) and a built hark ($HARK, default .build/release/hark, else .build/debug/hark).
+Needs numpy, sox, g++, pkg-config and libwebrtc-audio-processing-dev (scripts/setup-bench.sh) and a built hark
+($HARK, default .build/release/hark, else .build/debug/hark). It compiles bench/aec_webrtc.cc into --out itself.
 
 The far end is real read speech: the LibriVox clips in ../shared/benchmarks/recorded-speech, one after the
 other (about 25 s). The echo path from the loudspeaker to the microphone is simulated, one per row:
 a delay (the audio buffers and the air), a room impulse response (exponentially decaying noise with a seeded
 shape: the reflections), a level (how loud the echo is at the microphone), optionally a loudspeaker that
-distorts (tanh saturation, which no linear filter can model), plus microphone noise at -60 dBFS. For double
+distorts (tanh saturation, which no linear filter can model), plus microphone noise at -90 dBFS. For double
 talk, a near-end voice (clean clips of the speech-to-intent benchmark, other speakers) talks over the second
-half. ERLE = 10 log10(echo energy / residual energy) in 0.5 s windows where the far end talks and the near end
+half. Every engine setting (ENGINES) gets exactly the same far end, microphone signal and echo for each path.
+ERLE = 10 log10(echo energy / residual energy) in 0.5 s windows where the far end talks and the near end
 does not; reported: the median and 10th percentile after 2 s, when the first window reaches 25 dB and the
 share of windows after 2 s at 25 dB or more. Near-end preservation in double talk: correlation of the output with the clean
-near-end voice over the double-talk half (1 = untouched).
+near-end voice over the double-talk half (1 = untouched). CPU: the engine process's user + system time per
+second of audio, less what the same process spends on a 0.5 s input (start-up, reading and writing files), and
+as a ratio to Hark's default (speexdsp with its residual suppressor).
+Writes aec.json (every row) and aec.md (the tables bench/README.md quotes) into --out.
 """
 import argparse
 import glob
 import io
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 import wave
@@ -113,6 +121,69 @@ def activity(pcm, window=RATE // 50):
     return np.concatenate([np.repeat(on, window).astype(float), np.zeros(len(pcm) - n * window)])
 
 
+WEBRTC_SOURCE = os.path.join(ROOT, "bench", "aec_webrtc.cc")
+
+# Every engine setting measured, in table order: (key, what it is, its arguments after the three files; `delay`
+# is the path's delay in ms, which the WebRTC canceller can be told: an appliance knows its own audio buffers'
+# latency, which is most of it). Hark's canceller is told nothing: its 200 ms filter covers the delay.
+ENGINES = [
+    ("hark", "Hark: speexdsp, residual suppressor on (default)", lambda delay: []),
+    ("hark-linear", "Hark: speexdsp, linear filter only (--no-residual)", lambda delay: ["--no-residual"]),
+    ("webrtc-moderate", "WebRTC AEC, moderate suppression, told the delay",
+     lambda delay: ["--suppression", "moderate", "--delay", str(delay)]),
+    ("webrtc-high", "WebRTC AEC, high suppression, told the delay",
+     lambda delay: ["--suppression", "high", "--delay", str(delay)]),
+    ("webrtc-untold", "WebRTC AEC, moderate suppression, told nothing (delay 0)",
+     lambda delay: ["--suppression", "moderate", "--delay", "0"]),
+    ("webrtc-extended", "WebRTC AEC, extended filter + delay-agnostic, moderate, told nothing",
+     lambda delay: ["--suppression", "moderate", "--extended-filter", "--delay-agnostic"]),
+    ("webrtc-mobile", "WebRTC AECM (mobile), loud speakerphone, told the delay",
+     lambda delay: ["--mobile", "loud-speakerphone", "--delay", str(delay)]),
+]
+# The side-by-side table: Hark's default against WebRTC's usual desktop setting (moderate suppression, the
+# delay reported, as an application using the library does).
+SIDE_BY_SIDE = ("hark", "webrtc-moderate")
+
+
+def build_webrtc(out_dir):
+    """bench/aec_webrtc.cc compiled against Debian's libwebrtc-audio-processing-dev into out_dir (again when the
+    source is newer). Exits with what to install when the compiler or the library is missing."""
+    binary = os.path.join(out_dir, "aec_webrtc")
+    if os.path.exists(binary) and os.path.getmtime(binary) >= os.path.getmtime(WEBRTC_SOURCE):
+        return binary
+    for tool in ("g++", "pkg-config"):
+        if not shutil.which(tool):
+            sys.exit(f"aec: {tool} not found: bash scripts/setup-bench.sh installs it")
+    package = "webrtc-audio-processing"
+    cflags = subprocess.run(["pkg-config", "--cflags", package], capture_output=True, text=True)
+    libs = subprocess.run(["pkg-config", "--libs", package], capture_output=True, text=True)
+    if cflags.returncode != 0 or libs.returncode != 0:
+        sys.exit(f"aec: pkg-config does not know {package}: install libwebrtc-audio-processing-dev "
+                 f"(bash scripts/setup-bench.sh): {(cflags.stderr or libs.stderr).strip()}")
+    # The library's own headers as system headers: they have unused parameters that -Wextra would flag.
+    includes = []
+    for flag in cflags.stdout.split():
+        includes += ["-isystem", flag[2:]] if flag.startswith("-I") else [flag]
+    command = (["g++", "-O2", "-std=c++14", "-Wall", "-Wextra", "-Werror"] + includes
+               + [WEBRTC_SOURCE, "-o", binary] + libs.stdout.split())
+    if subprocess.run(command).returncode != 0:
+        sys.exit(f"aec: compiling {WEBRTC_SOURCE} failed (g++ says why above): {' '.join(command)}")
+    return binary
+
+
+def child_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(command):
+    """Runs an engine; returns the CPU seconds (user + system) its process took."""
+    before = child_cpu()
+    if subprocess.run(command).returncode != 0:
+        sys.exit(f"aec: this failed (it says why above): {' '.join(command)}")
+    return child_cpu() - before
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "aec"))
@@ -120,6 +191,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     hark = hark_binary()
+    webrtc = build_webrtc(args.out)
     rng = np.random.default_rng(args.seed)
 
     far = np.concatenate([read(p) for p in sorted(glob.glob(os.path.join(SHARED, "recorded-speech", "*.wav")))])
@@ -139,9 +211,23 @@ def main():
     far_path = os.path.join(args.out, "far.wav")
     mic_path = os.path.join(args.out, "mic.wav")
     out_path = os.path.join(args.out, "out.wav")
+
+    def command(key, delay_ms, played, microphone):
+        extra = dict((k, f) for k, _, f in ENGINES)[key](delay_ms)
+        if key.startswith("hark"):
+            return [hark, "echo-cancel", "--played", played, "--microphone", microphone, "--output", out_path] + extra
+        return [webrtc, "--played", played, "--microphone", microphone, "--output", out_path] + extra
+
+    # Each engine's fixed cost (start-up, reading and writing the files): the least of three runs on 0.5 s.
+    short_far, short_mic = os.path.join(args.out, "short-far.wav"), os.path.join(args.out, "short-mic.wav")
+    write(short_far, far[: RATE // 2])
+    write(short_mic, 0.5 * far[: RATE // 2])
+    overhead = {key: min(run(command(key, 40, short_far, short_mic)) for _ in range(3)) for key, _, _ in ENGINES}
+
     write(far_path, far)
     far_on = activity(far)
     near_on = activity(near_track)
+    seconds = len(far) / RATE
     rows = []
     for label, p in paths:
         h = room_response(rng, p["delay_ms"], p["rt60_ms"])
@@ -154,11 +240,8 @@ def main():
             write(mic_path, mic)
             # ERLE where the far end talks and the near end does not (the output there is residual echo and noise).
             mask = far_on * (1 - near_on) if double_talk else far_on
-            for residual in (True, False):
-                command = [hark, "echo-cancel", "--played", far_path, "--microphone", mic_path, "--output", out_path]
-                if not residual:
-                    command.append("--no-residual")
-                subprocess.run(command, check=True)
+            for key, description, _ in ENGINES:
+                cpu = run(command(key, p["delay_ms"], far_path, mic_path))
                 out = read(out_path)[: len(far)]
                 windows = erle_windows(echo, out, noise, mask)
                 after = [e for t, e in windows if t >= 2.0]
@@ -166,10 +249,13 @@ def main():
                 # Converged: the first window that reaches the goal; and how often the windows after 2 s stay there.
                 converged = next((t for t, e in windows if e >= GOAL_DB), None)
                 held = float(np.mean([e >= GOAL_DB for e in after])) if after else 0.0
-                row = {"path": label, "double_talk": double_talk, "residual_suppression": residual,
+                row = {"path": label, "double_talk": double_talk, "engine": key, "setting": description,
                        "erle_median_after_2s_db": round(median_after, 1),
                        "erle_p10_after_2s_db": round(float(np.percentile(after, 10)), 1) if after else None,
-                       f"first_window_at_{GOAL_DB}_db_s": converged, f"windows_after_2s_at_{GOAL_DB}_db": round(held, 2)}
+                       f"first_window_at_{GOAL_DB}_db_s": converged, f"windows_after_2s_at_{GOAL_DB}_db": round(held, 2),
+                       "cpu_s_per_audio_s": round(max(cpu - overhead[key], 0.0) / (seconds - 0.5), 5)}
+                if key.startswith("hark"):
+                    row["residual_suppression"] = key == "hark"
                 if double_talk:
                     # The near-end voice as it comes out: its correlation with the clean voice over the double-talk
                     # half (the far end's residual echo and the noise lower it too), at the best lag (the residual
@@ -180,10 +266,51 @@ def main():
                     row["output_delay_ms"] = round(lag * 1000 / RATE, 1)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
+    reference = {(r["path"], r["double_talk"]): r["cpu_s_per_audio_s"] for r in rows if r["engine"] == "hark"}
+    for r in rows:
+        base = reference[(r["path"], r["double_talk"])]
+        r["cpu_vs_hark"] = round(r["cpu_s_per_audio_s"] / base, 2) if base > 0 else None
     with open(os.path.join(args.out, "aec.json"), "w") as f:
-        json.dump({"seed": args.seed, "noise_dbfs": NOISE_DBFS, "far_seconds": round(len(far) / RATE, 1), "rows": rows}, f, indent=1)
-    print(f"aec: wrote {os.path.join(args.out, 'aec.json')}")
+        json.dump({"seed": args.seed, "noise_dbfs": NOISE_DBFS, "far_seconds": round(seconds, 1),
+                   "engines": {k: d for k, d, _ in ENGINES}, "overhead_cpu_s": overhead, "rows": rows}, f, indent=1)
+    with open(os.path.join(args.out, "aec.md"), "w") as f:
+        f.write(tables(rows))
+    print(f"aec: wrote {os.path.join(args.out, 'aec.json')} and aec.md")
 
+
+def tables(rows):
+    """The markdown tables for bench/README.md: every row, the side-by-side one, and CPU per engine."""
+    goal = f"first_window_at_{GOAL_DB}_db_s"
+    held = f"windows_after_2s_at_{GOAL_DB}_db"
+
+    def cells(r):
+        first = "never" if r[goal] is None else f"{r[goal]} s"
+        near = f"{r['near_end_correlation']}" if "near_end_correlation" in r else "–"
+        return [f"{r['erle_median_after_2s_db']} dB", f"{r['erle_p10_after_2s_db']} dB", first,
+                f"{round(100 * r[held])}%", near, f"{1000 * r['cpu_s_per_audio_s']:.1f} ms",
+                "–" if r["cpu_vs_hark"] is None else f"{r['cpu_vs_hark']}×"]
+
+    header = ["ERLE median after 2 s", "10th pct", f"first 0.5 s window ≥ {GOAL_DB} dB",
+              f"windows after 2 s ≥ {GOAL_DB} dB", "near-end voice (correlation)", "CPU per audio s", "CPU vs Hark"]
+    lines = ["| echo path | double talk | engine | " + " | ".join(header) + " |", "|---" * (3 + len(header)) + "|"]
+    for r in rows:
+        lines.append(f"| {r['path']} | {'yes' if r['double_talk'] else 'no'} | {r['engine']} | " + " | ".join(cells(r)) + " |")
+    a, b = SIDE_BY_SIDE
+    lines += ["", f"Side by side, {a} / {b}:", "",
+              "| echo path | double talk | " + " | ".join(header[:5]) + " | CPU per audio s |", "|---" * 8 + "|"]
+    by = {(r["path"], r["double_talk"], r["engine"]): r for r in rows}
+    for r in rows:
+        if r["engine"] != a:
+            continue
+        x, y = cells(r), cells(by[(r["path"], r["double_talk"], b)])
+        lines.append(f"| {r['path']} | {'yes' if r['double_talk'] else 'no'} | "
+                     + " | ".join(f"{x[i]} / {y[i]}" for i in range(6)) + " |")
+    lines += ["", "| engine | setting | CPU per audio s (median of its rows) | vs Hark |", "|---|---|---|---|"]
+    median = {k: float(np.median([r["cpu_s_per_audio_s"] for r in rows if r["engine"] == k])) for k, _, _ in ENGINES}
+    for k, d, _ in ENGINES:
+        ratio = f"{median[k] / median['hark']:.2f}×" if median["hark"] > 0 else "–"
+        lines.append(f"| {k} | {d} | {1000 * median[k]:.1f} ms | {ratio} |")
+    return "\n".join(lines) + "\n"
 
 if __name__ == "__main__":
     main()

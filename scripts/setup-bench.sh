@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create the Python virtualenvs for the benchmark peers (bench/speed.sh, bench/speech.sh) and install the
 # Debian tools the speech benchmark needs (sox to read FLAC and resample, flite and espeak-ng to synthesise the
-# out-of-domain set, python3-numpy for the upstream mixer). Never part of make test.
+# out-of-domain set, python3-numpy for the upstream mixer) and those bench/aec.py needs to build its WebRTC echo
+# canceller runner (g++, pkg-config, libwebrtc-audio-processing-dev). Never part of make test.
 # Idempotent: a venv whose peer already imports is left alone. Each peer gets its own venv because
 # rhasspy-nlu needs numpy<1.24 (its networkx uses numpy aliases removed in 1.24).
 # A peer that fails to install is reported, not fatal: bench/speed.sh records it as unavailable.
@@ -37,11 +38,14 @@ command -v sox >/dev/null || need_apt+=(sox)
 command -v flite >/dev/null || need_apt+=(flite)
 command -v espeak-ng >/dev/null || need_apt+=(espeak-ng)
 python3 -c 'import numpy' 2>/dev/null || need_apt+=(python3-numpy)
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+pkg-config --exists webrtc-audio-processing 2>/dev/null || need_apt+=(libwebrtc-audio-processing-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup-bench: apt-get install ${need_apt[*]}"
     if ! { apt-get -o DPkg::Lock::Timeout=600 install -y "${need_apt[@]}" \
            || { apt-get -o DPkg::Lock::Timeout=600 update && apt-get -o DPkg::Lock::Timeout=600 install -y "${need_apt[@]}"; }; }; then
-        echo "setup-bench: warning: could not install ${need_apt[*]}; bench/speech.sh will skip what needs them" >&2
+        echo "setup-bench: warning: could not install ${need_apt[*]}; bench/speech.sh and bench/aec.py will skip or stop on what needs them" >&2
         status=1
     fi
 fi

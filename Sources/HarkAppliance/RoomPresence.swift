@@ -53,6 +53,12 @@ public struct RoomOutcome: Sendable, Equatable {
         case unavailable
         /// The rooms refused (the message says why).
         case failed
+        /// An announcement went out (`room` says where, when it is one room).
+        case announced
+        /// An announcement nobody would hear: no speaker and no room with its sound open.
+        case nobodyListening = "nobody_listening"
+        /// "Announce", with nothing to announce.
+        case noText = "no_text"
     }
 
     public var status: Status
@@ -84,9 +90,13 @@ public struct RoomOutcome: Sendable, Equatable {
 /// Where the appliance's `RoomPresence` is found: empty until the server's rooms start (and for good without a
 /// server). Shared by the voice loop, the dialog's actions and the API.
 public final class RoomLink: Sendable {
-    /// The dialog action name that joins and leaves rooms (`{"command": "join"|"leave", "room", "text"}`).
+    /// The dialog action name that joins and leaves rooms (`{"command": "join"|"leave", "room", "text"}`) and
+    /// announces (`{"command": "announce", "text"}`).
     public static let actionName = "room"
+    /// The most characters an announcement may have (as `POST /api/announce`).
+    public static let maximumAnnouncementCharacters = 500
     private let presence = Mutex<(any RoomPresence)?>(nil)
+    private let announcer = Mutex<(@Sendable (String) -> RoomOutcome)?>(nil)
 
     public init() {}
 
@@ -96,8 +106,28 @@ public final class RoomLink: Sendable {
         presence.withLock { $0 = newPresence }
     }
 
+    /// What says an announcement on the appliances and into the rooms: the server's (`POST /api/announce`'s
+    /// work), or the linked server's when the appliance is in another's rooms.
+    public func installAnnouncer(_ announce: @escaping @Sendable (String) -> RoomOutcome) {
+        announcer.withLock { $0 = announce }
+    }
+
     /// Runs the dialog's `room` action: `join` (with `room`, the entity, and `text`, the request) or `leave`.
     public func perform(command: String, parameters: JSONObject) throws(DeviceCommandError) -> RoomOutcome {
+        if command == "announce" {
+            let text = parameters["text"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)) ?? ""
+            guard !text.isEmpty else { return RoomOutcome(.noText, message: "nothing to announce") }
+            guard text.count <= Self.maximumAnnouncementCharacters else {
+                return RoomOutcome(.failed, message: "an announcement may have at most \(Self.maximumAnnouncementCharacters) characters")
+            }
+            guard let announce = announcer.withLock({ $0 }) else {
+                return RoomOutcome(.unavailable, message: "announcements need the web server, which is off")
+            }
+            // `asked` is what was announced: the dialog says it back, so a misheard announcement is heard as such.
+            var outcome = announce(text)
+            outcome.asked = text
+            return outcome
+        }
         guard let presence = current else {
             return RoomOutcome(.unavailable, message: "rooms need the web server, which is off")
         }
@@ -111,7 +141,7 @@ public final class RoomLink: Sendable {
         case "leave":
             return presence.leave()
         default:
-            throw .unknownCommand("unknown command \"\(command)\" for room (use join or leave)")
+            throw .unknownCommand("unknown command \"\(command)\" for room (use join, leave or announce)")
         }
     }
 }

@@ -13,6 +13,7 @@ struct HarkMain {
         EventsCommand.self,
         PairCommand.self,
         PasswdCommand.self,
+        LinkCommand.self,
         ParseCommand.self,
         ChatCommand.self,
         EvalCommand.self,

@@ -3,6 +3,7 @@ import HarkAppliance
 import HarkAudio
 import HarkCore
 import HarkDevices
+import HarkHTTP
 import HarkRooms
 import HarkServer
 import HarkSpeech
@@ -160,6 +161,7 @@ enum RunCommand: Command {
             server?.server.stop()
             server?.memberWake?.stop()
         }
+        if configuration.roomServer != nil { try joinRemoteRooms(setup, appliance: appliance) }
         let wyoming = try WyomingCommand.startInside(setup, turns: appliance.turns)
         defer { wyoming?.stop() }
         if console { ConsoleReader.start(posting: appliance.triggers) }
@@ -196,9 +198,11 @@ enum RunCommand: Command {
             appliance.turns.recorder.record(.error, "server: \(failure.message)", ["source": "server"])
             return nil
         }
-        if let roomAudio = server.roomAudio {
+        // An appliance linked to another's rooms (`rooms.server`) is in those, not its own server's.
+        if let roomAudio = server.roomAudio, setup.configuration.roomServer == nil {
             joinRooms(setup.configuration, audio: roomAudio, appliance: appliance)
         }
+        appliance.turns.roomLink.installAnnouncer(ServerSetup.announcer(server.api))
         let auth = server.auth
         appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
         appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }
@@ -219,6 +223,46 @@ enum RunCommand: Command {
         } catch {
             printError("hark: rooms.join: cannot join \"\(name)\": \(error.message)")
             appliance.turns.recorder.record(.error, "rooms.join: \(error.message)", ["source": "rooms"])
+        }
+    }
+
+    /// Makes the appliance a member of the rooms of the server `rooms.server` names (linked by `hark link`) and
+    /// joins `rooms.join` there, making it if needed. A missing or mismatched link is an error naming the field
+    /// and the fix; a room that cannot be joined now is reported, and the appliance runs on.
+    static func joinRemoteRooms(_ setup: ApplianceParts, appliance: Appliance) throws {
+        let configuration = setup.configuration
+        guard let server = configuration.roomServer else { return }
+        let file = RoomsLink.fileURL(in: setup.dataDirectory)
+        let link: RoomsLink
+        do throws(RoomsError) { link = try RoomsLink.load(from: file) } catch {
+            throw CommandFailure(message: "rooms.server: \(error.message)", exitCode: error.kind == .notFound ? 66 : 65)
+        }
+        let wanted = try? ServerAddress(url: server)
+        guard let wanted, (try? link.address) == wanted else {
+            throw CommandFailure(message: "rooms.server: \(server) is not the server \(file.path) links to (\(link.server)); run `hark link \(server) CODE`", exitCode: 65)
+        }
+        let recorder = appliance.turns.recorder
+        let name = configuration.roomName ?? ProcessInfo.processInfo.hostName
+        let member: RemoteRoomMember
+        do throws(RoomsError) {
+            member = try RemoteRoomMember(link: link, name: name, echoCancellation: configuration.roomEchoCancellation) { message, isError in
+                printError("hark: rooms: \(message)")
+                recorder.record(isError ? .error : .state, "Room: \(message)", ["source": "rooms"])
+            }
+        } catch {
+            throw CommandFailure(message: error.message)
+        }
+        appliance.turns.roomLink.install(member)
+        appliance.turns.roomLink.installAnnouncer { text in member.announce(text) }
+        printError("hark: rooms are those of \(wanted), as \(name)")
+        guard let join = configuration.roomJoin else { return }
+        let outcome = member.joinOrCreate(displayName: join)
+        if outcome.status == .joined || outcome.status == .already {
+            printError("hark: in room \(outcome.room ?? join) on \(wanted) as \(name) (rooms.join)")
+            recorder.record(.state, "Room: \(outcome.message)", ["source": "rooms", "room": .string(outcome.roomID ?? "")])
+        } else {
+            printError("hark: rooms.join: cannot join \"\(join)\" on \(wanted): \(outcome.message)")
+            recorder.record(.error, "rooms.join: \(outcome.message)", ["source": "rooms"])
         }
     }
 

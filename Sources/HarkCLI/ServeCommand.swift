@@ -62,6 +62,7 @@ enum ServeCommand: Command {
             configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
             recognizer: recognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, host: host, port: port,
             roomIdleClose: roomIdle ?? Rooms.defaultIdleClose)
+        turns.roomLink.installAnnouncer(ServerSetup.announcer(started.api))
         if printPort { Output.line(String(started.server.port)) }
         var line = "hark: serving \(setup.workspace.name) at \(started.url)"
         if let code = started.pairingCode { line += "; pair a browser with code \(code) (valid 5 minutes)" }

@@ -18,6 +18,8 @@ enum ServerSetup {
         var auth: AuthService
         /// The rooms' live audio, for the appliance to join as a member (`ApplianceMember`).
         var roomAudio: RoomAudio?
+        /// The API itself, for the dialog's announcements.
+        var api: CompanionAPI
         /// The wake phrase listened for in the rooms' members' streams; nil when off (`rooms.wake`) or impossible.
         var memberWake: MemberWake?
     }
@@ -75,10 +77,27 @@ enum ServerSetup {
         }
         server.start()
         let memberWake = configuration.roomWake ? startMemberWake(api, configuration: configuration, model: speechModel) : nil
+        // What `hark link` on another appliance pins: printed so the two can be compared.
+        if let tls, let hash = Fingerprint.sha256(ofCertificateFile: tls.certificate) {
+            printError("hark: HTTPS certificate SHA-256 \(Fingerprint.display(hash))")
+        }
         let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
-        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio, memberWake: memberWake)
+        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio, api: api, memberWake: memberWake)
+    }
+
+    /// The dialog's "announce …" (the `room` action's `announce` command) through the server's announcements.
+    static func announcer(_ api: CompanionAPI) -> @Sendable (String) -> RoomOutcome {
+        { text in
+            switch api.announce(text: text, source: "dialog") {
+            case .announced(_, let rooms):
+                return RoomOutcome(.announced, message: rooms.isEmpty ? "announced on this appliance" : "announced here and in \(rooms.count) room(s)")
+            case .nobodyListening(let message): return RoomOutcome(.nobodyListening, message: message)
+            case .busy: return RoomOutcome(.failed, message: "a minute of announcements is already waiting")
+            case .unsynthesisable: return RoomOutcome(.failed, message: "the announcement could not be synthesised")
+            }
+        }
     }
 
     /// The wake phrase in the rooms' members' streams (`rooms.wake`), with the microphone's wake settings

@@ -30,10 +30,7 @@ public final class ApplianceMember: RoomPresence {
     struct State {
         var room: String?
         var channel: AudioChannel?
-        var canceller: EchoCanceller?
-        /// What the speaker was given and the microphone has not yet been matched against (16 kHz): the
-        /// echo canceller's far end.
-        var played: [Int16] = []
+        var echo = EchoPath(cancelling: false)
     }
 
     private let state = Mutex(State())
@@ -95,7 +92,7 @@ public final class ApplianceMember: RoomPresence {
         let cancelling = echoCancellation
         state.withLock { s in
             // A new room is a new echo path: the canceller starts afresh (made here, so it never leaves the lock).
-            s = State(room: room.id, channel: channel, canceller: cancelling ? try? EchoCanceller() : nil)
+            s = State(room: room.id, channel: channel, echo: EchoPath(cancelling: cancelling))
         }
         return RoomOutcome(.joined, room: room.displayName, roomID: room.id, message: "joined \(room.displayName)")
     }
@@ -124,35 +121,17 @@ public final class ApplianceMember: RoomPresence {
         guard microphone.format == speech, let local = state.withLock({ $0.channel?.local }) else {
             return RoomExchange(microphone: microphone, mix: PCMBuffer(format: speech))
         }
-        let cleaned: [Int16] = state.withLock { s in
-            let count = microphone.samples.count
-            var far = Array(s.played.prefix(count))
-            s.played.removeFirst(far.count)
-            far += [Int16](repeating: 0, count: count - far.count)
-            guard let canceller = s.canceller else { return microphone.samples }
-            return (try? canceller.process(microphone: microphone, played: PCMBuffer(format: speech, samples: far)).samples) ?? microphone.samples
-        }
+        let cleaned = state.withLock { $0.echo.clean(microphone) }
         local.put(cleaned)
         // Held to the room's clock: wait while the microphone is far ahead of what the mixer has taken.
         let deadline = Date().addingTimeInterval(Self.maximumWait)
         while local.inboundSamples > Self.maximumAheadSamples, !local.isCut, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        var mix = local.takeOutput()
-        // After the loop was away (saying a reply), play only the newest of what waited: the room stays live
-        // rather than running late from then on.
-        if mix.count > Self.maximumPlaybackBacklog { mix.removeFirst(mix.count - Self.playbackAfterBacklog) }
-        state.withLock { s in
-            s.played += mix
-            if s.played.count > LocalAudio.maximumQueuedSamples { s.played.removeFirst(s.played.count - LocalAudio.maximumQueuedSamples) }
-        }
+        let output = local.takeOutput()
+        let mix = state.withLock { $0.echo.play(output) }
         return RoomExchange(microphone: PCMBuffer(format: speech, samples: cleaned), mix: PCMBuffer(format: speech, samples: mix))
     }
-
-    /// More than this much of the room's mix waiting for the speaker (300 ms; a 100 ms block normally finds
-    /// 100 ms) means the loop was away; only the newest `playbackAfterBacklog` (200 ms) is then played.
-    static let maximumPlaybackBacklog = RoomAudio.sampleRate * 3 / 10
-    static let playbackAfterBacklog = RoomAudio.sampleRate / 5
 
     // MARK: Matching a spoken room name
 
@@ -160,13 +139,18 @@ public final class ApplianceMember: RoomPresence {
     /// or else the one whose display name is said within `text` (the longest such, so "living room" wins
     /// over "room"); nil when none is.
     static func match(_ name: String, text: String?, in rooms: [Room]) -> Room? {
+        match(name, text: text, in: rooms, displayName: \.displayName)
+    }
+
+    /// The same over any list that has display names (another server's `GET /rooms`).
+    static func match<R>(_ name: String, text: String?, in rooms: [R], displayName: (R) -> String) -> R? {
         let asked = words(name)
-        if !asked.isEmpty, let room = rooms.first(where: { words($0.displayName) == asked }) { return room }
+        if !asked.isEmpty, let room = rooms.first(where: { words(displayName($0)) == asked }) { return room }
         guard let text else { return nil }
         let said = words(text)
-        var best: (room: Room, length: Int)?
+        var best: (room: R, length: Int)?
         for room in rooms {
-            let target = words(room.displayName)
+            let target = words(displayName(room))
             guard !target.isEmpty, target.count <= said.count else { continue }
             let found = (0...(said.count - target.count)).contains { Array(said[$0..<($0 + target.count)]) == target }
             if found, target.count > (best?.length ?? 0) { best = (room, target.count) }

@@ -20,6 +20,9 @@ final class RoomStore {
         var id: String
         var name: String
         var device: String
+        /// `appliance` for another Hark appliance that joins this server's rooms over the network (it says so
+        /// when it picks its name), else `person`.
+        var kind: RoomMember.Kind = .person
     }
 
     /// `migrations[n]` takes the database from schema `n` to `n + 1`. Append, never edit.
@@ -49,6 +52,10 @@ final class RoomStore {
             changed INTEGER NOT NULL,
             PRIMARY KEY (room, member)
         );
+        """,
+        // Another appliance joining over the network is a member of kind appliance (issue 14's intercom).
+        """
+        ALTER TABLE people ADD COLUMN kind TEXT NOT NULL DEFAULT 'person' CHECK (kind IN ('person', 'appliance'));
         """,
     ]
 
@@ -109,8 +116,9 @@ final class RoomStore {
         var contents = Contents()
         do throws(SQLiteError) {
             try connection.prepare("DELETE FROM rooms WHERE closed IS NOT NULL AND closed < ?").run([.integer(Self.ms(now) - Int64(forgetClosedAfter * 1000))])
-            let people = try connection.prepare("SELECT id, name, device FROM people").rows { row in
-                Person(id: row.text(at: 0) ?? "", name: row.text(at: 1) ?? "", device: row.text(at: 2) ?? "")
+            let people = try connection.prepare("SELECT id, name, device, kind FROM people").rows { row in
+                Person(id: row.text(at: 0) ?? "", name: row.text(at: 1) ?? "", device: row.text(at: 2) ?? "",
+                       kind: RoomMember.Kind(rawValue: row.text(at: 3) ?? "") ?? .person)
             }
             for person in people { contents.people[person.id] = person }
             let rooms = try connection.prepare("SELECT id, display_name, creator, created, idle_since, closed, closed_reason, rowid FROM rooms").rows { row in

@@ -97,7 +97,7 @@ public final class Rooms: Sendable {
     /// phone is Ada, not a second Ada). 409 past `maximumPeoplePerDevice`.
     /// - Parameter device: the subject of the paired device's token the person picked the name on.
     /// - Returns: the person's id.
-    public func setName(_ rawName: String, person: String?, device: String) throws(RoomsError) -> String {
+    public func setName(_ rawName: String, person: String?, device: String, kind: RoomMember.Kind = .person) throws(RoomsError) -> String {
         let name = try Self.checkText(rawName, field: "name", maximum: Self.maximumNameLength)
         let t = clock()
         return try store.withLock { (store) throws(RoomsError) -> String in
@@ -111,13 +111,13 @@ public final class Rooms: Sendable {
             let id = person ?? existing ?? Self.randomID()
             try store.write { db throws(SQLiteError) in
                 try db.prepare("""
-                    INSERT INTO people (id, name, device, created, updated) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated = excluded.updated
-                    """).run([.text(id), .text(name), .text(device), .integer(RoomStore.ms(t)), .integer(RoomStore.ms(t))])
+                    INSERT INTO people (id, name, device, created, updated, kind) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated = excluded.updated, kind = excluded.kind
+                    """).run([.text(id), .text(name), .text(device), .integer(RoomStore.ms(t)), .integer(RoomStore.ms(t)), .text(kind.rawValue)])
             }
             state.withLock { s in
                 let device = s.people[id]?.device ?? device
-                s.people[id] = RoomStore.Person(id: id, name: name, device: device)
+                s.people[id] = RoomStore.Person(id: id, name: name, device: device, kind: kind)
             }
             return id
         }
@@ -206,7 +206,7 @@ public final class Rooms: Sendable {
             let othersJoined = joined.filter { $0 != member }
             // nil while someone is joined; from now when the last one leaves; unchanged otherwise.
             let idleSince: Date? = newState == .joined ? nil : (othersJoined.isEmpty ? (room.idleSince ?? t) : nil)
-            let kind: RoomMember.Kind = member == Self.applianceID ? .appliance : .person
+            let kind: RoomMember.Kind = member == Self.applianceID ? .appliance : state.withLock { $0.people[member]?.kind ?? .person }
             try store.write { db throws(SQLiteError) in
                 try db.prepare("""
                     INSERT INTO members (room, member, kind, state, changed) VALUES (?, ?, ?, ?, ?)
@@ -333,7 +333,7 @@ public final class Rooms: Sendable {
         state.withLock { s in
             let isAppliance = member == Self.applianceID
             return RoomMember(id: member, name: isAppliance ? applianceName : (s.people[member]?.name ?? member),
-                              kind: isAppliance ? .appliance : .person, state: memberState,
+                              kind: isAppliance ? .appliance : (s.people[member]?.kind ?? .person), state: memberState,
                               speaking: memberState == .joined && s.audio[room]?[member]?.speaking == true)
         }
     }

@@ -90,7 +90,7 @@ public struct RoomsAPI: Sendable {
     /// thread.
     private func audioSocket(_ request: HTTPRequest, room id: String) -> WebSocketUpgrade {
         switch joinedMember(request, room: id, to: "use its audio") {
-        case .success(let person): .accept(RoomAudioSocket(audio: audio, room: id, member: person))
+        case .success(let person): .accept(access.tokenBound(RoomAudioSocket(audio: audio, room: id, member: person), request: request))
         case .failure(let refusal): .refuse(refusal.response)
         }
     }
@@ -137,7 +137,15 @@ public struct RoomsAPI: Sendable {
         case .success(let body):
             do throws(RoomsError) {
                 let name = try Self.string(body, "name")
-                let id = try rooms.setName(name, person: caller.person, device: caller.subject)
+                // Another Hark appliance joining over the network says so, and is shown as one.
+                var kind = RoomMember.Kind.person
+                if let value = body["kind"], value != .null {
+                    guard let text = value.stringValue, let parsed = RoomMember.Kind(rawValue: text) else {
+                        throw RoomsError(.badInput(field: "kind"), "kind: must be \"person\" or \"appliance\"")
+                    }
+                    kind = parsed
+                }
+                let id = try rooms.setName(name, person: caller.person, device: caller.subject, kind: kind)
                 switch access.issueToken(person: id, for: caller, client: request.remoteAddress) {
                 case .failure(let failure): return failure.response
                 case .success(let issued):

@@ -34,6 +34,9 @@ public protocol RoomsAccess: Sendable {
     func caller(of request: HTTPRequest) -> RoomsCaller?
     /// A token with subject `person:ID` for `person` that expires, and is revoked, with `caller`'s; or the error response.
     func issueToken(person: String, for caller: RoomsCaller, client: String) -> Result<(token: String, expires: Date), HTTPResponseFailure>
+    /// `handler`, closed (4401 and the reason) once the token `request` was upgraded with expires or is revoked:
+    /// a socket must not outlive the right to open it.
+    func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest) -> any WebSocketHandler
     /// The request's JSON object body, or the 400/415 that says why there is none.
     func jsonBody(_ request: HTTPRequest) -> Result<JSONObject, HTTPResponseFailure>
 }

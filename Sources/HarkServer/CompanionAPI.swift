@@ -97,7 +97,7 @@ public final class CompanionAPI: Sendable {
         let auth = auth
         let hosts = hosts
         // The rooms app: its routes, and the membership check `/api/listen?room=` shares with its audio socket.
-        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: CompanionRoomsAccess(auth: auth), audio: roomAudio) }
+        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: CompanionRoomsAccess(auth: auth, tokenCheckInterval: tokenCheckInterval), audio: roomAudio) }
         router.before { request in
             guard Self.isHostChecked(request), let refusal = hosts.refusal(request) else { return nil }
             return .error(403, code: "forbidden", message: refusal)
@@ -146,7 +146,7 @@ public final class CompanionAPI: Sendable {
             let since = request.query["since"].flatMap { Int64($0) }
             // A person's socket also hears the events of the rooms they are joined to.
             var roomEvents: EventsSocket.RoomEvents?
-            if let rooms = self.rooms, let person = CompanionRoomsAccess(auth: auth).caller(of: request)?.person {
+            if let rooms = self.rooms, let person = CompanionRoomsAccess(auth: auth, tokenCheckInterval: self.tokenCheckInterval).caller(of: request)?.person {
                 roomEvents = EventsSocket.RoomEvents(rooms: rooms, member: person)
             }
             return .accept(self.tokenBound(EventsSocket(store: store, since: since, rooms: roomEvents), request: request))
@@ -182,9 +182,14 @@ public final class CompanionAPI: Sendable {
 
     /// `handler`, closed once the upgrade's token expires or is revoked.
     private func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest) -> any WebSocketHandler {
-        let token = Self.token(of: request) ?? ""
-        let auth = auth
-        return TokenBoundSocket(handler, checkInterval: tokenCheckInterval) {
+        Self.tokenBound(handler, request: request, auth: auth, checkInterval: tokenCheckInterval)
+    }
+
+    /// `handler`, closed with 4401 once the token `request` was upgraded with expires or is revoked; checked every
+    /// `checkInterval`. The rooms' audio sockets are bound the same way (`CompanionRoomsAccess`).
+    static func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest, auth: AuthService, checkInterval: Duration) -> any WebSocketHandler {
+        let token = token(of: request) ?? ""
+        return TokenBoundSocket(handler, checkInterval: checkInterval) {
             do throws(AuthError) {
                 _ = try auth.verify(token: token)
                 return nil
@@ -420,7 +425,7 @@ public final class CompanionAPI: Sendable {
 
 extension CompanionAPI {
     /// The longest announcement, in characters (about half a minute of speech).
-    static let maximumAnnouncementCharacters = 500
+    static let maximumAnnouncementCharacters = RoomLink.maximumAnnouncementCharacters
 
     private func announce(_ request: HTTPRequest) -> HTTPResponse {
         Self.withJSONBody(request) { body in self.announce(body) }
@@ -436,24 +441,47 @@ extension CompanionAPI {
         guard !text.isEmpty, text.count <= Self.maximumAnnouncementCharacters else {
             return .error(400, code: "bad_request", message: "\"text\" must be 1 to \(Self.maximumAnnouncementCharacters) characters (it has \(text.count))")
         }
+        switch announce(text: text, source: "web") {
+        case .announced(let spoken, let rooms):
+            return .json(202, ["announced": true, "appliance": .bool(spoken), "rooms": .array(rooms.map { .string($0) })])
+        case .unsynthesisable:
+            return .error(503, code: "unavailable", message: "the announcement could not be synthesised (see the event log)")
+        case .busy:
+            return .error(429, code: "busy", message: "a minute of announcements is already waiting to play in the rooms")
+        case .nobodyListening(let message):
+            return .error(409, code: "nobody_listening", message: message)
+        }
+    }
+
+    /// What an announcement did.
+    public enum Announcement: Sendable, Equatable {
+        /// Said on the appliance's speaker (`spoken`) and/or mixed into these rooms.
+        case announced(spoken: Bool, rooms: [String])
+        case unsynthesisable
+        /// A minute of announcements already waits.
+        case busy
+        /// No speaker and no room with its sound open (the message says which).
+        case nobodyListening(String)
+    }
+
+    /// Says `text` (checked by the caller: 1 to `maximumAnnouncementCharacters`) on the appliance's speaker and into
+    /// every room with its sound open, and logs it as a `reply` with `source`: `POST /api/announce` and the
+    /// dialog's "announce …" (the `room` action's `announce` command) both come here.
+    public func announce(text: String, source: String) -> Announcement {
         var rooms: Set<String> = []
         if let roomAudio, let synthesize {
-            guard let samples = synthesize(text) else {
-                return .error(503, code: "unavailable", message: "the announcement could not be synthesised (see the event log)")
-            }
-            guard let heard = roomAudio.announce(samples) else {
-                return .error(429, code: "busy", message: "a minute of announcements is already waiting to play in the rooms")
-            }
+            guard let samples = synthesize(text) else { return .unsynthesisable }
+            guard let heard = roomAudio.announce(samples) else { return .busy }
             rooms = heard
         }
         let spoken = speak?(text) ?? false
         guard spoken || !rooms.isEmpty else {
-            return .error(409, code: "nobody_listening", message: speak == nil
+            return .nobodyListening(speak == nil
                 ? "nobody would hear it: this appliance has no speaker and no room has its sound open"
                 : "the appliance could not speak it (see the event log) and no room has its sound open")
         }
-        turns.recorder.record(.reply, text, ["source": "web", "announce": true, "say": .bool(spoken), "rooms": .number(Double(rooms.count))])
-        return .json(202, ["announced": true, "appliance": .bool(spoken), "rooms": .array(rooms.sorted().map { .string($0) })])
+        turns.recorder.record(.reply, text, ["source": .string(source), "announce": true, "say": .bool(spoken), "rooms": .number(Double(rooms.count))])
+        return .announced(spoken: spoken, rooms: rooms.sorted())
     }
 }
 

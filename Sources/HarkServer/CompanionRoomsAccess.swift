@@ -7,6 +7,8 @@ import HarkRooms
 /// `AuthService`, and `CompanionAPI`'s reading of JSON bodies.
 struct CompanionRoomsAccess: RoomsAccess {
     let auth: AuthService
+    /// How often an audio socket's token is verified again (`CompanionAPI.tokenCheckInterval`).
+    let tokenCheckInterval: Duration
 
     func caller(of request: HTTPRequest) -> RoomsCaller? {
         guard let token = CompanionAPI.token(of: request), !token.isEmpty,
@@ -22,6 +24,10 @@ struct CompanionRoomsAccess: RoomsAccess {
         } catch {
             return .failure(HTTPResponseFailure(CompanionAPI.response(error)))
         }
+    }
+
+    func tokenBound(_ handler: any WebSocketHandler, request: HTTPRequest) -> any WebSocketHandler {
+        CompanionAPI.tokenBound(handler, request: request, auth: auth, checkInterval: tokenCheckInterval)
     }
 
     func jsonBody(_ request: HTTPRequest) -> Result<JSONObject, HTTPResponseFailure> {

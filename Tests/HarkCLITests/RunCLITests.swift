@@ -225,6 +225,35 @@ struct RunCLITests {
         #expect(r.stderr.contains(config.path) || status == 69, "\(r.stderr)")
     }
 
+    @Test("rooms.server needs a link to that server, made by hark link, whose own bad arguments are usage errors")
+    func roomsServerNeedsALink() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("hark.json")
+        try #"{"rooms": {"server": "http://127.0.0.1:9"}}"#.write(to: config, atomically: true, encoding: .utf8)
+        let unlinked = try CLITests.hark(["run", "--port", "0", "--config", config.path, "--console", "--data", dir.path])
+        #expect(unlinked.status == 66)
+        #expect(unlinked.stderr.contains("rooms.server:") && unlinked.stderr.contains("hark link URL CODE"), "\(unlinked.stderr)")
+        // A link to another server is not this one.
+        try #"{"server": "http://127.0.0.1:10", "token": "x"}"#.write(to: dir.appendingPathComponent("rooms-link.json"), atomically: true, encoding: .utf8)
+        let other = try CLITests.hark(["run", "--port", "0", "--config", config.path, "--console", "--data", dir.path])
+        #expect(other.status == 65)
+        #expect(other.stderr.contains("is not the server") && other.stderr.contains("hark link http://127.0.0.1:9 CODE"), "\(other.stderr)")
+        // An https link without the pinned certificate is refused, naming the field.
+        try #"{"server": "https://127.0.0.1:9", "token": "x"}"#.write(to: dir.appendingPathComponent("rooms-link.json"), atomically: true, encoding: .utf8)
+        let unpinned = try CLITests.hark(["run", "--port", "0", "--config", config.path, "--console", "--data", dir.path])
+        #expect(unpinned.status == 65 && unpinned.stderr.contains("certificate_sha256"), "\(unpinned.stderr)")
+
+        for (args, message) in [(["link", "ftp://x", "123456"], "URL:"), (["link", "http://x:1", "12"], "CODE:"),
+                                (["link", "http://x:1"], "expected URL and CODE"),
+                                (["link", "http://x:1", "123456", "--fingerprint", "ab"], "--fingerprint")] {
+            let r = try CLITests.hark(args + ["--data", dir.path])
+            #expect(r.status == 64 && r.stderr.contains(message), "\(args): \(r.stderr)")
+        }
+        let nobody = try CLITests.hark(["link", "http://127.0.0.1:9", "123456", "--data", dir.path])
+        #expect(nobody.status == 1 && nobody.stderr.contains("cannot connect to http://127.0.0.1:9"), "\(nobody.stderr)")
+    }
+
     @Test("bad arguments and missing files", arguments: [
         (["run", "--fast"], Int32(64), "--fast and --wake need --input"),
         (["run", "--input", "/nonexistent/x.wav"], Int32(66), "/nonexistent/x.wav"),

@@ -61,7 +61,7 @@ struct ApplianceMemberTests {
         // A loop that was away for a second (saying a reply) gets only the newest 200 ms, not a second of backlog.
         Thread.sleep(forTimeInterval: 1)
         let after = member.exchange(microphone: PCMBuffer(format: .speech, samples: tone))
-        #expect(after.mix.samples.count == ApplianceMember.playbackAfterBacklog, "\(after.mix.samples.count) samples after a second away")
+        #expect(after.mix.samples.count == EchoPath.playbackAfterBacklog, "\(after.mix.samples.count) samples after a second away")
         #expect(after.microphone.samples.count == tone.count)
 
         #expect(member.leave().status == .left)

@@ -60,6 +60,43 @@ def test_an_announcement_reaches_every_member_of_every_open_room(people, run):
         assert correlation >= 0.9, f"the members heard different things (correlation {correlation:.3f})"
 
 
+def test_announce_said_to_the_assistant_reaches_the_rooms(people, run, server):
+    """"announce …" to the assistant (here typed, through Watson's /message) is the same announcement: the dialog's
+    #Announce node runs the `room` action's `announce` command with the words after "announce"."""
+    room, ada, ben, cy = people
+    message = "/v1/workspaces/default/message?version=2021-06-14"
+
+    async def scenario():
+        members = [await Member(p, room).open() for p in (ben, cy)]
+        await asyncio.sleep(0.3)
+        sending = [asyncio.create_task(m.send_blocks(silence(250))) for m in members]
+        await asyncio.sleep(0.5)
+        # A conversation begins with an empty message (the dialog's welcome); its context carries the turns.
+        _, welcome = await asyncio.to_thread(ada.call, "POST", message, {})
+        answer = await asyncio.to_thread(ada.call, "POST", message, {"input": {"text": "please announce that " + ANNOUNCEMENT},
+                                                                     "context": welcome["context"]})
+        nothing = await asyncio.to_thread(ada.call, "POST", message, {"input": {"text": "make an announcement"},
+                                                                      "context": answer[1]["context"]})
+        await asyncio.gather(*sending)
+        await asyncio.sleep(0.3)
+        for m in members:
+            await m.close()
+        return answer, nothing, members
+
+    (status, body), (_, nothing), members = run(scenario())
+    assert status == 200, body
+    assert body["intents"][0]["intent"] == "Announce", body
+    assert body["output"]["text"] == [f"Announcing: {ANNOUNCEMENT}."], body
+    assert nothing["output"]["text"][0].startswith("What should I announce?"), nothing
+    for member in members:
+        assert loud_seconds(member.heard()) >= 1.0, f"{member.person.name} heard {loud_seconds(member.heard()):.2f} s of it"
+    # What was announced is the words after "announce that", logged as the announcement.
+    status, log = server.call("GET", "/api/events?limit=50", token=ada.token)
+    assert status == 200, log
+    announced = [e for e in log["events"] if e.get("announce") and e.get("source") == "dialog"]
+    assert announced and announced[-1]["text"] == ANNOUNCEMENT, announced
+
+
 def test_bad_announcements_are_refused_with_the_field_named(server, device):
     for body, needle in (({}, '"text"'), ({"text": "   "}, '"text"'), ({"text": "x" * 501}, "500")):
         status, answer = server.call("POST", "/api/announce", body, device)

@@ -30,8 +30,8 @@ class ApplianceRun(Server):
     """`hark run --simulate` with an ALSA file-plugin microphone and speaker and `rooms.join` set; its server on
     an ephemeral port (read from its log). Typed lines go to its standard input."""
 
-    def __init__(self, microphone_pcm, rooms=None):
-        self.data = tempfile.mkdtemp(prefix="hark-appliance-member.")
+    def __init__(self, microphone_pcm, rooms=None, data=None):
+        self.data = data or tempfile.mkdtemp(prefix="hark-appliance-member.")
         base = Path(self.data)
         self.microphone = base / "mic.raw"
         self.microphone.write_bytes(np.asarray(microphone_pcm, dtype=np.int16).tobytes())

@@ -110,6 +110,33 @@ def test_leave_events_and_a_left_member_is_cut_off(people, run, server):
     assert all(e["member"] in (a.id, b.id, c.id) for e in speaking)
 
 
+def test_a_revoked_token_closes_its_audio_socket(people, run):
+    """The audio socket follows its token, as every other WebSocket does: logging out (or revoking the device
+    token the name was picked on) closes it with 4401 at the next check (every 5 s), and closing it leaves."""
+    room, a, b, c = people
+
+    async def scenario():
+        events = await Events(a).open()
+        members = [await Member(p, room).open() for p in (a, c)]
+        await asyncio.sleep(0.5)
+        status, _ = c.call("POST", "/api/logout")
+        logged_out = time.monotonic()
+        while members[1].closed_code is None and time.monotonic() - logged_out < 12:
+            await asyncio.sleep(0.1)
+        closed_after = time.monotonic() - logged_out
+        await asyncio.sleep(0.5)
+        for m in members:
+            await m.close()
+        await events.close()
+        return status, members[1].closed_code, closed_after, events
+
+    status, code, closed_after, events = run(scenario())
+    assert status == 200
+    assert code == 4401, f"Cy's audio socket was not closed for the revoked token (close code {code})"
+    assert closed_after < 7, f"the socket outlived its token by {closed_after:.1f} s (checked every 5 s)"
+    assert events.kinds("member:left", c.id), "Ada did not hear Cy leave when the token's socket was closed"
+
+
 def test_who_may_open_a_room_audio_socket(server, device, people, run):
     room, a, b, c = people
     outsider = server.person(device, "Dee")
