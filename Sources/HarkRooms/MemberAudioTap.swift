@@ -21,3 +21,11 @@ extension RoomAudio {
     /// The tap for this tick (one lock per tick, not per member).
     var currentMemberTap: (any MemberAudioTap)? { memberTap.withLock { $0 } }
 }
+
+extension Rooms {
+    /// Whether `member` of `room` is a person, not an appliance (this one, or another one's linked over the network,
+    /// whose microphone its own appliance listens to). From memory.
+    public func isPerson(_ member: String, in room: String) -> Bool {
+        entry(room: room, member: member, state: .joined).kind == .person
+    }
+}

@@ -14,6 +14,9 @@ import Synchronization
 /// - the queue holds at most `queueCapacity` blocks; a block that finds it full is dropped and counted
 ///   (`droppedBlocks`), never waited for. `.end` items are always queued (one per watched stretch at most).
 ///
+/// Members that are not people (`isPerson`: an appliance linked from another machine, whose own spotter
+/// listens to its microphone) are never watched.
+///
 /// The worker may `hold` a member (the command after a wake phrase is being listened to): their blocks, silence
 /// included, then go to the queue whatever the detector says, until released.
 ///
@@ -77,6 +80,7 @@ public final class MemberWakeGate: MemberAudioTap {
     }
 
     private struct Member {
+        var ignored = false
         var preRoll: [[Int16]] = []
         var watching = false
         var held = false
@@ -94,11 +98,14 @@ public final class MemberWakeGate: MemberAudioTap {
     }
 
     public let limits: Limits
+    private let isPerson: @Sendable (Key) -> Bool
     private let state = Mutex(State())
     private let ready = DispatchSemaphore(value: 0)
 
-    public init(limits: Limits = Limits()) {
+    /// - Parameter isPerson: asked once per member when first mixed (on the mixing thread: must be quick).
+    public init(limits: Limits = Limits(), isPerson: @escaping @Sendable (Key) -> Bool = { _ in true }) {
         self.limits = limits
+        self.isPerson = isPerson
     }
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
@@ -109,8 +116,12 @@ public final class MemberWakeGate: MemberAudioTap {
         let key = Key(room: room, member: member)
         state.withLock { s in
             s.statistics.offeredBlocks += 1
-            var m = s.members[key] ?? Member()
+            var m = s.members[key] ?? Member(ignored: !isPerson(key))
             m.lastTick = s.tick
+            if m.ignored {
+                s.members[key] = m
+                return
+            }
             if !m.watching {
                 if (speaking || m.held) && s.statistics.watchedNow < limits.maximumWatched {
                     m.watching = true

@@ -28,7 +28,8 @@ extension CompanionAPI {
     ) throws(MemberWakeUnavailable) -> MemberWake {
         guard let roomAudio else { throw .noRooms }
         guard let listening else { throw .noRecognizer }
-        let gate = MemberWakeGate(limits: limits)
+        let rooms = roomAudio.rooms
+        let gate = MemberWakeGate(limits: limits, isPerson: { key in rooms.isPerson(key.member, in: key.room) })
         let wake: MemberWake
         do {
             wake = try MemberWake(gate: gate, audio: roomAudio, turns: turns, recognizers: listening, listening: command, makeSpotter: makeSpotter)

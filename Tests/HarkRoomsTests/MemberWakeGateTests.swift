@@ -112,6 +112,15 @@ struct MemberWakeGateTests {
         #expect(gate.statistics.watchedNow == 0 && !gate.isWatching(Self.ben))
     }
 
+    @Test("a member who is not a person (an appliance linked from another machine) is never watched")
+    func appliances() {
+        let gate = MemberWakeGate(limits: .init(maximumWatched: 1, preRollBlocks: 2, hangoverBlocks: 2), isPerson: { $0 != Self.ben })
+        Self.feed(gate, Self.ben, 0..<5, speaking: true)
+        Self.feed(gate, Self.ada, 0..<3, speaking: true)
+        #expect(Self.drained(gate) == [Self.ada: [0, 1, 2]])
+        #expect(gate.statistics.unwatchedBlocks == 0 && gate.statistics.mostWatched == 1)
+    }
+
     @Test("the worker sleeps until a tick queues something")
     func wakesTheWorker() async throws {
         let gate = MemberWakeGate()
