@@ -12,18 +12,15 @@ through `hark run --input --wake`, the microphone's path).
 import asyncio
 import json
 import os
-import subprocess
 import tempfile
 import time
-import wave
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from roomclient import BLOCK, HARK, RATE, REPO, Member, Server, aligned_correlation, speech
+from roomclient import BLOCK, RATE, Member, Server, aligned_correlation, speech
 
-from test_announce import loud_seconds
+from test_announce import loud_blocks, loud_seconds
 
 VOICE = "kal16"
 REPLY_SECONDS = 20  # the longest the test waits for the turn after the speech (about 3 s measured)
@@ -172,32 +169,32 @@ def test_the_wake_phrase_in_a_members_stream_runs_the_command_and_the_room_hears
     assert transcripts[0]["accepted"] is True, transcripts
     replies = [e for e in events if e["kind"] == "reply" and e.get("turn") == transcripts[0]["turn"]]
     assert [e["text"] for e in replies] == ["Light is on"], replies
-    # Everyone in the room heard the reply, Ada included (an announcement is nobody's own voice): what each heard
-    # holds eSpeak NG's "Light is on" as `hark say` renders it (the server's default voice and rate). Measured:
-    # 0.98 from a fresh server, 0.70 for all three after test_announce's sentences had been synthesised in the
-    # same server (the same length and level: eSpeak NG's waveform for the same text varied), against 0.12 for
-    # what they heard without the reply.
-    reference = espeak("Light is on")
-    correlations = {m.person.name: round(aligned_correlation(reference, m.heard())[0], 3) for m in members}
-    if os.environ.get("HARK_DEBUG_DIR"):
-        for m in members:
-            np.save(os.path.join(os.environ["HARK_DEBUG_DIR"], m.person.name.split()[0] + ".npy"), m.heard())
-    assert min(correlations.values()) >= 0.5, f"not everyone heard the reply: correlations {correlations}"
-    # And more than Ada's own speech: Ben and Cy sent only the floor, so the rest is the earcon and the reply.
+    # Everyone in the room heard the reply, Ada included (an announcement is nobody's own voice). Ben and Cy sent
+    # only the floor, so Ada hears nothing but the earcon and the reply: their last stretch of sound is the reply.
+    # (Not compared with a fresh eSpeak NG rendering: two syntheses of one text differ, and in this server they
+    # correlated 0.98, 0.70 or 0.47 depending on what it had synthesised before.)
+    reply = last_sound(members[0].heard())
+    assert len(reply) >= 0.5 * RATE, f"Ada heard {len(reply) / RATE:.2f} s of reply"
+    for member in members[1:]:
+        correlation, _ = aligned_correlation(reply, member.heard())
+        assert correlation >= 0.9, f"{member.person.name} did not hear the reply Ada heard (correlation {correlation:.3f})"
+    # And more than Ada's own speech: the rest is the earcon and the reply.
     ada_loud = loud_seconds(np.concatenate(blocks))
     for member in members[1:]:
         heard = loud_seconds(member.heard())
         assert heard >= ada_loud + 0.6, f"{member.person.name} heard {heard:.2f} s loud, Ada said {ada_loud:.2f} s"
 
 
-def espeak(text):
-    """`text` as the server says it: eSpeak NG in process through `hark say`, 16 kHz mono."""
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "reply.wav"
-        subprocess.run([str(HARK), "say", "--output", str(path), text], check=True, cwd=REPO, capture_output=True, timeout=60)
-        with wave.open(str(path)) as w:
-            assert w.getframerate() == RATE and w.getnchannels() == 1
-            return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
+def last_sound(pcm, gap_blocks=15):
+    """`pcm`'s last stretch of sound: its loud 20 ms blocks after the last quiet gap of `gap_blocks` or more."""
+    loud = loud_blocks(pcm)
+    if not len(loud):
+        return pcm[:0]
+    start = loud[0]
+    for previous, block in zip(loud, loud[1:]):
+        if block - previous > gap_blocks:
+            start = block
+    return pcm[start * BLOCK:(loud[-1] + 1) * BLOCK]
 
 
 def test_the_command_without_the_wake_phrase_does_nothing(people):
@@ -210,8 +207,6 @@ def test_the_command_without_the_wake_phrase_does_nothing(people):
     events = events_since(ada, since)
     assert not [e for e in events if e.get("source") == "room"], events
     # Ben heard Ada, and nothing else: no earcon, no reply was said into the room.
-    correlation, _ = aligned_correlation(espeak("Light is on"), members[1].heard())
-    assert correlation < 0.5, f"Ben heard a reply (correlation {correlation:.3f})"
     assert loud_seconds(members[1].heard()) <= loud_seconds(np.concatenate(blocks)) + 0.1
 
 
