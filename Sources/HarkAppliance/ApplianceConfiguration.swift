@@ -115,6 +115,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var roomName: String?
     public var roomJoin: String?
     public var roomEchoCancellation = true
+    /// Whether the wake phrase is listened for in the rooms' members' streams (docs/rooms.md, "The wake phrase in
+    /// a room"): a member who says it is answered in the room.
+    public var roomWake = true
     /// Another appliance's server whose rooms this one joins instead of its own (`http(s)://HOST:PORT`, linked
     /// with `hark link`); nil = its own server's rooms.
     public var roomServer: String?
@@ -250,6 +253,7 @@ extension ApplianceConfiguration {
                     "name": { v, p throws(ConfigurationError) in c.roomName = try reader.optionalName(v, p, maximum: 64) },
                     "join": { v, p throws(ConfigurationError) in c.roomJoin = try reader.optionalName(v, p, maximum: 100) },
                     "echo_cancellation": { v, p throws(ConfigurationError) in c.roomEchoCancellation = try reader.bool(v, p) },
+                    "wake": { v, p throws(ConfigurationError) in c.roomWake = try reader.bool(v, p) },
                     "server": { v, p throws(ConfigurationError) in c.roomServer = try reader.optionalString(v, p) },
                 ])
             },

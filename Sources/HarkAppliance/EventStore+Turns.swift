@@ -11,6 +11,8 @@ public enum TurnSource: String, Sendable, CaseIterable {
     case console
     /// The web page or the message API.
     case web
+    /// The wake phrase, then speech, in a drop-in room member's stream (docs/rooms.md).
+    case room
 }
 
 /// How a turn ended: what was heard, understood and answered. Every field but `accepted` may be missing

@@ -157,7 +157,10 @@ enum RunCommand: Command {
         defer { stop.cancel() }
         let server = configuration.serverEnabled && !noServer
             ? try startServer(setup, appliance: appliance, synthesizer: synthesizer, spoken: speaker != nil, port: port) : nil
-        defer { server?.server.stop() }
+        defer {
+            server?.server.stop()
+            server?.memberWake?.stop()
+        }
         if configuration.roomServer != nil { try joinRemoteRooms(setup, appliance: appliance) }
         let wyoming = try WyomingCommand.startInside(setup, turns: appliance.turns)
         defer { wyoming?.stop() }
@@ -188,7 +191,7 @@ enum RunCommand: Command {
         do {
             server = try ServerSetup.start(
                 configuration: setup.configuration, dataDirectory: setup.dataDirectory, turns: appliance.turns, pictures: setup.pictures,
-                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, port: port)
+                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, port: port)
         } catch let failure as CommandFailure {
             // The voice loop does not need the page: a taken port must not silence the appliance.
             printError("hark: the web page and API are off: \(failure.message)")

@@ -60,7 +60,7 @@ enum ServeCommand: Command {
 
         let started = try ServerSetup.start(
             configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
-            recognizer: recognizer, synthesizer: synthesizer, speak: speak, host: host, port: port,
+            recognizer: recognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, host: host, port: port,
             roomIdleClose: roomIdle ?? Rooms.defaultIdleClose)
         turns.roomLink.installAnnouncer(ServerSetup.announcer(started.api))
         if printPort { Output.line(String(started.server.port)) }
@@ -76,6 +76,7 @@ enum ServeCommand: Command {
         turns.recorder.record(.start, "Hark server is running", ["url": .string(started.url)])
         while !triggers.wait(timeout: 1).contains(.stop) {}
         started.server.stop()
+        started.memberWake?.stop()
         turns.recorder.record(.stop, "Hark server stopped")
         return 0
     }

@@ -20,12 +20,14 @@ enum ServerSetup {
         var roomAudio: RoomAudio?
         /// The API itself, for the dialog's announcements.
         var api: CompanionAPI
+        /// The wake phrase listened for in the rooms' members' streams; nil when off (`rooms.wake`) or impossible.
+        var memberWake: MemberWake?
     }
 
     static func start(
         configuration: ApplianceConfiguration, dataDirectory: URL, turns: TurnRunner, pictures: PictureStore?,
         recognizer: SpeechRecognizer?, synthesizer: SpeechSynthesizer, speak: (@Sendable (String) -> Bool)?,
-        host: String? = nil, port: Int? = nil, roomIdleClose: Duration = Rooms.defaultIdleClose
+        speechModel: SpeechModel, host: String? = nil, port: Int? = nil, roomIdleClose: Duration = Rooms.defaultIdleClose
     ) throws -> Started {
         let auth: AuthService
         do {
@@ -74,6 +76,7 @@ enum ServerSetup {
             throw CommandFailure(message: "server: \(error)", exitCode: 69)
         }
         server.start()
+        let memberWake = configuration.roomWake ? startMemberWake(api, configuration: configuration, model: speechModel) : nil
         // What `hark link` on another appliance pins: printed so the two can be compared.
         if let tls, let hash = Fingerprint.sha256(ofCertificateFile: tls.certificate) {
             printError("hark: HTTPS certificate SHA-256 \(Fingerprint.display(hash))")
@@ -81,7 +84,7 @@ enum ServerSetup {
         let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
-        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio, api: api)
+        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio, api: api, memberWake: memberWake)
     }
 
     /// The dialog's "announce …" (the `room` action's `announce` command) through the server's announcements.
@@ -94,6 +97,25 @@ enum ServerSetup {
             case .busy: return RoomOutcome(.failed, message: "a minute of announcements is already waiting")
             case .unsynthesisable: return RoomOutcome(.failed, message: "the announcement could not be synthesised")
             }
+        }
+    }
+
+    /// The wake phrase in the rooms' members' streams (`rooms.wake`), with the microphone's wake settings
+    /// (`wake.settings`, else Models/wake.json) and its endpointing limits; reported and nil when it cannot run
+    /// (no recogniser, no wake model), which leaves the rest of the server running.
+    static func startMemberWake(_ api: CompanionAPI, configuration c: ApplianceConfiguration, model: SpeechModel) -> MemberWake? {
+        var endpointing = Endpointer.Configuration()
+        endpointing.trailingSilence = c.trailingSilence
+        endpointing.maximumLength = c.maximumUtterance
+        let command = MemberWake.Listening(endpointer: endpointing, timeout: c.listenTimeout, earcon: c.earcon)
+        do {
+            return try api.listenForWakePhraseInRooms(command: command) {
+                try SpeechCLI.wakeSpotter(settingsPath: c.wakeSettings.map { c.resolve($0) }, model: model)
+            }
+        } catch {
+            printError("hark: the wake phrase in rooms is off (rooms.wake): \(error)")
+            api.turns.recorder.record(.error, "rooms.wake: off: \(error)", ["source": "rooms"])
+            return nil
         }
     }
 

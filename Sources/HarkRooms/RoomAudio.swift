@@ -70,6 +70,8 @@ public final class RoomAudio: Sendable {
     }
 
     private let applianceMember = Mutex<ApplianceMember?>(nil)
+    /// Who else hears each person member's decoded audio (`setMemberTap`, MemberAudioTap.swift).
+    let memberTap = Mutex<(any MemberAudioTap)?>(nil)
 
     /// The appliance as a possible member of these rooms (`hark run`); nil where there is none (`hark serve`).
     public var appliance: ApplianceMember? { applianceMember.withLock { $0 } }

@@ -65,6 +65,8 @@ struct Mixer {
         var concealed = 0, recovered = 0, sent = 0, dropped = 0
         // An announcement is one more voice in every room, nobody's own: everyone hears it.
         let announcements = audio.nextAnnouncementBlocks()
+        let tap = audio.currentMemberTap
+        defer { tap?.endOfTick() }
         for (room, members) in byRoom {
             let joined = Set(audio.rooms.joinedMembers(of: room))
             var live: [(AudioChannel, Listener)] = []
@@ -101,6 +103,7 @@ struct Mixer {
                 let level = listener.activity.update(block ?? [])
                 listener.ticksSinceReport += 1
                 let speaking = listener.activity.speaking
+                if let tap, let block, channel.local == nil { tap.mixed(room: room, member: channel.member, block: block, speaking: speaking) }
                 if speaking != listener.lastSpeaking || listener.ticksSinceReport >= 5 {
                     listener.lastSpeaking = speaking
                     listener.ticksSinceReport = 0

@@ -43,8 +43,9 @@ struct ApplianceConfigurationTests {
         #expect(c.cameraWidth == 320 && c.keepPictures == 3)
         #expect(c.workspace == nil)
         #expect(c.resolve("home.json").path == "/etc/hark/home.json")
-        let rooms = try ApplianceConfiguration.parse(#"{"rooms": {"name": " Kitchen Hark ", "join": "Kitchen", "echo_cancellation": false}}"#, source: nil)
-        #expect(rooms.roomName == "Kitchen Hark" && rooms.roomJoin == "Kitchen" && !rooms.roomEchoCancellation)
+        let rooms = try ApplianceConfiguration.parse(#"{"rooms": {"name": " Kitchen Hark ", "join": "Kitchen", "echo_cancellation": false, "wake": false}}"#, source: nil)
+        #expect(rooms.roomName == "Kitchen Hark" && rooms.roomJoin == "Kitchen" && !rooms.roomEchoCancellation && !rooms.roomWake)
+        #expect(try ApplianceConfiguration.parse("{}", source: nil).roomWake)
         let server = try ApplianceConfiguration.parse(#"{"server": {"host_names": ["hark.home.arpa", "kitchen.lan"]}}"#, source: nil)
         #expect(server.serverHostNames == ["hark.home.arpa", "kitchen.lan"])
     }
@@ -66,6 +67,7 @@ struct ApplianceConfigurationTests {
         (#"{"rooms": {"name": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#, "rooms.name: is 65 characters; at most 64"),
         (#"{"rooms": {"join": "Kitchen\u0007"}}"#, "rooms.join: must not contain control characters"),
         (#"{"rooms": {"joins": "Kitchen"}}"#, "rooms.joins: unknown field"),
+        (#"{"rooms": {"wake": "yes"}}"#, "rooms.wake: expected true or false"),
         (#"[1, 2]"#, "the top level must be a JSON object"),
         ("{\n  \"workspace\": \"a.json\",\n  oops\n}", "line 3"),
     ])

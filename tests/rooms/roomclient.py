@@ -276,11 +276,12 @@ class Events:
         await self._reader
 
 
-def speech(text, seed=0):
-    """`text` spoken by flite (8 kHz), resampled to 16 kHz (band-limited, by FFT), with a faint noise floor."""
+def speech(text, seed=0, voice=None):
+    """`text` spoken by flite (its default voice at 8 kHz, or `voice`), resampled to 16 kHz (band-limited, by FFT),
+    with a faint noise floor."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "speech.wav"
-        subprocess.run(["flite", "-t", text, "-o", str(path)], check=True)
+        subprocess.run(["flite", *(["-voice", voice] if voice else []), "-t", text, "-o", str(path)], check=True)
         with wave.open(str(path)) as w:
             rate = w.getframerate()
             samples = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
