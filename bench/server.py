@@ -322,15 +322,17 @@ class Browser:
     """What a paired page does on load: the page and its scripts, the live event socket, /api/devices and the
     welcome message; then it keeps the socket open and counts the events it is sent."""
 
-    def __init__(self, base, token):
-        self.base, self.token = base, token
+    def __init__(self, base, token, local_address):
+        # Each browser comes from an address of its own (127.0.0.x), as phones on a LAN do: from one address the
+        # server's per-address limit (16 WebSockets) would refuse the 17th events socket with 503.
+        self.base, self.token, self.local_address = base, token, local_address
         self.events = 0
         self.session = None
         self.socket = None
         self.reader = None
 
     async def open(self):
-        self.session = aiohttp.ClientSession()
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(self.local_address, 0)))
         for path in PAGE_FILES:
             async with self.session.get(self.base + path) as r:
                 await r.read()
@@ -441,7 +443,7 @@ async def talk(base, token, pcm, context):
 async def browsers_and_talk(args, hark, base, token, pid, feed, pcm):
     result = {"browsers": args.browsers}
     result["before"] = memory(pid)
-    browsers = [Browser(base, token) for _ in range(args.browsers)]
+    browsers = [Browser(base, token, f"127.0.0.{10 + i}") for i in range(args.browsers)]
     try:
         started = time.perf_counter()
         await asyncio.gather(*(b.open() for b in browsers))
