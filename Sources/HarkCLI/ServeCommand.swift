@@ -63,6 +63,7 @@ enum ServeCommand: Command {
             recognizer: recognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, host: host, port: port,
             roomIdleClose: roomIdle ?? Rooms.defaultIdleClose)
         turns.roomLink.installAnnouncer(ServerSetup.announcer(started.api))
+        turns.roomLink.install(NoAppliance())
         if printPort { Output.line(String(started.server.port)) }
         var line = "hark: serving \(setup.workspace.name) at \(started.url)"
         if let code = started.pairingCode { line += "; pair a browser with code \(code) (valid 5 minutes)" }
@@ -104,4 +105,14 @@ final class SpeakerLine: @unchecked Sendable {
             return false
         }
     }
+}
+
+/// `hark serve`'s answer to "drop in on …" and "hang up": it hosts rooms, but has no microphone and speaker of its
+/// own to bring into one.
+private final class NoAppliance: RoomPresence {
+    static let reason = "hark serve has no microphone or speaker of its own to bring into a room (hark run has)"
+    var currentRoom: (id: String, name: String)? { nil }
+    func join(named name: String, said: String?, text: String?) -> RoomOutcome { RoomOutcome(.unavailable, asked: name, message: Self.reason) }
+    func leave() -> RoomOutcome { RoomOutcome(.unavailable, message: Self.reason) }
+    func exchange(microphone: PCMBuffer) -> RoomExchange { RoomExchange(microphone: microphone, mix: PCMBuffer(format: microphone.format)) }
 }
