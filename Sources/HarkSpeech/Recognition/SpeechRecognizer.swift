@@ -204,7 +204,12 @@ public final class SpeechRecognizer {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         if options.cepstralMean == .batch {
             guard !audio.isEmpty else { return "" }
-            let padded = MicrophoneFloor.lacksNoiseFloor(audio) ? floor.quiet() + floor.adding(to: audio) : audio
+            // A copy of the floor: the final decoding must add the very floor it would have without partials, or
+            // a clip streamed with partials (push-to-talk) and the same clip decoded whole get different noise,
+            // and on a fragile clip different words (flite slt's "turn on the light": right whole, "picture
+            // camera out" streamed).
+            var partialFloor = floor
+            let padded = MicrophoneFloor.lacksNoiseFloor(audio) ? partialFloor.quiet() + partialFloor.adding(to: audio) : audio
             try decoder.startUtteranceAtFrameZero()
             try decoder.process(padded, fullUtterance: true)
             try decoder.endUtterance()
