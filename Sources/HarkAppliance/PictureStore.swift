@@ -155,47 +155,19 @@ public final class PictureStore: @unchecked Sendable {
         return name
     }
 
-    /// Writes `bytes` to a hidden temporary file, `fsync`s it and renames it over `file`, then `fsync`s the
-    /// directory: a reader never sees half a JPEG, and a crash leaves the whole file or none.
+    /// Writes the JPEG with `PrivateFiles.writeAtomically`: a reader never sees half a JPEG, and a crash leaves the
+    /// whole file or none (a stale `.partial` is removed when the store next opens).
     private func writeAtomically(_ bytes: [UInt8], to file: URL) throws {
-        let temporary = directory.appendingPathComponent("." + file.lastPathComponent + Self.temporarySuffix).path
-        func failure(_ what: String, _ path: String) -> PictureStoreError {
-            PictureStoreError(path: path, message: "\(what): \(String(cString: strerror(errno)))")
-        }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, PrivateFiles.fileMode)
-        guard fd >= 0 else { throw failure("cannot create the picture file", temporary) }
-        let complete = bytes.withUnsafeBytes { buffer -> Bool in
-            var rest = buffer[...]
-            while !rest.isEmpty {
-                let n = write(fd, UnsafeRawBufferPointer(rebasing: rest).baseAddress, rest.count)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                rest = rest.dropFirst(n)
+        do throws(PrivateFiles.WriteFailure) {
+            try PrivateFiles.writeAtomically(bytes, to: file, temporarySuffix: Self.temporarySuffix)
+        } catch {
+            let what = switch error.step {
+            case .create: "cannot create the picture file"
+            case .write: "cannot write the picture file"
+            case .flush: "cannot flush the picture file"
+            case .rename: "cannot rename \(error.temporary) to \(file.lastPathComponent)"
             }
-            return true
-        }
-        guard complete else {
-            let error = failure("cannot write the picture file", temporary)
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
-        guard fsync(fd) == 0 else {
-            let error = failure("cannot flush the picture file", temporary)
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
-        close(fd)
-        guard rename(temporary, file.path) == 0 else {
-            let error = failure("cannot rename \(temporary) to \(file.lastPathComponent)", file.path)
-            unlink(temporary)
-            throw error
-        }
-        let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+            throw PictureStoreError(path: error.path, message: "\(what): \(error.reason)")
         }
     }
 }

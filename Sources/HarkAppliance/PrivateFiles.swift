@@ -53,6 +53,63 @@ public enum PrivateFiles {
         return tighten(path, to: mode)
     }
 
+    /// Why `writeAtomically` failed: the step, the file it concerns (the temporary one, or the target for the
+    /// rename) and errno's text.
+    public struct WriteFailure: Error, Sendable {
+        public enum Step: Sendable { case create, write, flush, rename }
+        public var step: Step
+        public var path: String
+        /// The temporary file written first (gone again after a failure).
+        public var temporary: String
+        public var reason: String
+    }
+
+    /// Writes `bytes` to a hidden temporary file beside `file` (`.NAME` + `temporarySuffix`, mode 0600), `fsync`s it,
+    /// renames it over `file`, then `fsync`s the directory: a reader never sees half a file, and a crash leaves the
+    /// whole file or none (a stale temporary at most, which its owner can recognise by the suffix).
+    public static func writeAtomically(_ bytes: [UInt8], to file: URL, temporarySuffix: String) throws(WriteFailure) {
+        let directory = file.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent("." + file.lastPathComponent + temporarySuffix).path
+        func failure(_ step: WriteFailure.Step, _ path: String) -> WriteFailure {
+            WriteFailure(step: step, path: path, temporary: temporary, reason: String(cString: strerror(errno)))
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, fileMode)
+        guard fd >= 0 else { throw failure(.create, temporary) }
+        let complete = bytes.withUnsafeBytes { buffer -> Bool in
+            var rest = buffer[...]
+            while !rest.isEmpty {
+                let n = write(fd, UnsafeRawBufferPointer(rebasing: rest).baseAddress, rest.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                rest = rest.dropFirst(n)
+            }
+            return true
+        }
+        guard complete else {
+            let error = failure(.write, temporary)
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard fsync(fd) == 0 else {
+            let error = failure(.flush, temporary)
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, file.path) == 0 else {
+            let error = failure(.rename, file.path)
+            unlink(temporary)
+            throw error
+        }
+        let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
     private static func tighten(_ path: String, to mode: mode_t) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }

@@ -60,12 +60,10 @@ public struct RoomsLink: Sendable, Equatable {
         if let problem = PrivateFiles.ensureDirectory(url.deletingLastPathComponent()) {
             throw RoomsError(.storage, "\(url.path): cannot create its directory: \(problem)")
         }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(Self.fileName).\(getpid())")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: Data(JSONValue.object(object).serialized(pretty: true).utf8),
-                                             attributes: [.posixPermissions: 0o600]),
-              rename(temporary.path, url.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw RoomsError(.storage, "\(url.path): cannot write it: \(String(cString: strerror(errno)))")
+        do throws(PrivateFiles.WriteFailure) {
+            try PrivateFiles.writeAtomically(Array(JSONValue.object(object).serialized(pretty: true).utf8), to: url, temporarySuffix: ".partial")
+        } catch {
+            throw RoomsError(.storage, "\(url.path): cannot write it (\(error.path)): \(error.reason)")
         }
     }
 }
