@@ -157,10 +157,7 @@ enum RunCommand: Command {
         defer { stop.cancel() }
         let server = configuration.serverEnabled && !noServer
             ? try startServer(setup, appliance: appliance, synthesizer: synthesizer, spoken: speaker != nil, port: port) : nil
-        defer {
-            server?.server.stop()
-            server?.memberWake?.stop()
-        }
+        defer { server?.stop() }
         if configuration.roomServer != nil { try joinRemoteRooms(setup, appliance: appliance) }
         let wyoming = try WyomingCommand.startInside(setup, turns: appliance.turns)
         defer { wyoming?.stop() }
@@ -202,7 +199,6 @@ enum RunCommand: Command {
         if let roomAudio = server.roomAudio, setup.configuration.roomServer == nil {
             joinRooms(setup.configuration, audio: roomAudio, appliance: appliance)
         }
-        appliance.turns.roomLink.installAnnouncer(ServerSetup.announcer(server.api))
         let auth = server.auth
         appliance.pairingCode = { try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime) }
         appliance.printPairingCode = { code in printError("hark: pairing code \(code) (valid 5 minutes) for \(server.url)") }

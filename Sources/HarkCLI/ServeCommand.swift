@@ -62,7 +62,6 @@ enum ServeCommand: Command {
             configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
             recognizer: recognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, host: host, port: port,
             roomIdleClose: roomIdle ?? Rooms.defaultIdleClose)
-        turns.roomLink.installAnnouncer(ServerSetup.announcer(started.api))
         turns.roomLink.install(NoAppliance())
         if printPort { Output.line(String(started.server.port)) }
         var line = "hark: serving \(setup.workspace.name) at \(started.url)"
@@ -76,8 +75,7 @@ enum ServeCommand: Command {
         defer { stop.cancel() }
         turns.recorder.record(.start, "Hark server is running", ["url": .string(started.url)])
         while !triggers.wait(timeout: 1).contains(.stop) {}
-        started.server.stop()
-        started.memberWake?.stop()
+        started.stop()
         turns.recorder.record(.stop, "Hark server stopped")
         return 0
     }

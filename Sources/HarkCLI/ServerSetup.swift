@@ -18,10 +18,14 @@ enum ServerSetup {
         var auth: AuthService
         /// The rooms' live audio, for the appliance to join as a member (`ApplianceMember`).
         var roomAudio: RoomAudio?
-        /// The API itself, for the dialog's announcements.
-        var api: CompanionAPI
         /// The wake phrase listened for in the rooms' members' streams; nil when off (`rooms.wake`) or impossible.
         var memberWake: MemberWake?
+
+        /// Stops the server and the rooms' wake-phrase worker.
+        func stop() {
+            server.stop()
+            memberWake?.stop()
+        }
     }
 
     static func start(
@@ -84,11 +88,14 @@ enum ServerSetup {
         let shownHost = bindHost == "0.0.0.0" ? (hostnames().first ?? "localhost") : bindHost
         let url = "\(tls == nil ? "http" : "https")://\(shownHost):\(server.port)/"
         let code = try? auth.issuePairingCode(lifetime: AuthService.defaultPairingCodeLifetime)
-        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio, api: api, memberWake: memberWake)
+        // The dialog's "announce …" goes out the way `POST /api/announce` does (an appliance linked to another's
+        // rooms replaces this with that server's, `RunCommand.joinRemoteRooms`).
+        turns.roomLink.installAnnouncer(announcer(api))
+        return Started(server: server, url: url, pairingCode: code, auth: auth, roomAudio: api.roomAudio, memberWake: memberWake)
     }
 
     /// The dialog's "announce …" (the `room` action's `announce` command) through the server's announcements.
-    static func announcer(_ api: CompanionAPI) -> @Sendable (String) -> RoomOutcome {
+    private static func announcer(_ api: CompanionAPI) -> @Sendable (String) -> RoomOutcome {
         { text in
             switch api.announce(text: text, source: "dialog") {
             case .announced(_, let rooms):
