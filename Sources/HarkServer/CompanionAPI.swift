@@ -97,7 +97,8 @@ public final class CompanionAPI: Sendable {
         let auth = auth
         let hosts = hosts
         // The rooms app: its routes, and the membership check `/api/listen?room=` shares with its audio socket.
-        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: CompanionRoomsAccess(auth: auth, tokenCheckInterval: tokenCheckInterval), audio: roomAudio) }
+        let roomsAccess = CompanionRoomsAccess(auth: auth, tokenCheckInterval: tokenCheckInterval)
+        let roomsAPI = rooms.map { RoomsAPI(rooms: $0, access: roomsAccess, audio: roomAudio) }
         router.before { request in
             guard Self.isHostChecked(request), let refusal = hosts.refusal(request) else { return nil }
             return .error(403, code: "forbidden", message: refusal)
@@ -146,7 +147,7 @@ public final class CompanionAPI: Sendable {
             let since = request.query["since"].flatMap { Int64($0) }
             // A person's socket also hears the events of the rooms they are joined to.
             var roomEvents: EventsSocket.RoomEvents?
-            if let rooms = self.rooms, let person = CompanionRoomsAccess(auth: auth, tokenCheckInterval: self.tokenCheckInterval).caller(of: request)?.person {
+            if let rooms = self.rooms, let person = roomsAccess.caller(of: request)?.person {
                 roomEvents = EventsSocket.RoomEvents(rooms: rooms, member: person)
             }
             return .accept(self.tokenBound(EventsSocket(store: store, since: since, rooms: roomEvents), request: request))
