@@ -148,9 +148,9 @@ public final class RoomAudio: Sendable {
         #endif
     }
 
-    /// Names the calling thread for the kernel (Linux: `/proc/thread-self/comm`, at most 15 bytes); elsewhere
-    /// Foundation's name.
-    static func nameThisThread(_ name: String) {
+    /// Names the calling thread for the kernel (Linux: `/proc/thread-self/comm`, at most 15 bytes, what `top -H`
+    /// shows); elsewhere Foundation's name. The rooms' threads (the mixer, the wake-phrase worker) use it.
+    public static func nameThisThread(_ name: String) {
         #if os(Linux)
         if let file = FileHandle(forWritingAtPath: "/proc/thread-self/comm") {
             file.write(Data(name.utf8.prefix(15)))
@@ -159,6 +159,14 @@ public final class RoomAudio: Sendable {
         #else
         Thread.current.name = name
         #endif
+    }
+
+    /// CPU time of the calling thread, seconds (`CLOCK_THREAD_CPUTIME_ID`): what a rooms thread measures its own
+    /// work with.
+    public static func threadCPU() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
     /// Takes a closed socket out of the mix. A member whose last audio socket in the room closed (they hung up,

@@ -37,9 +37,9 @@ struct Mixer {
     mutating func run() {
         var deadline = Self.monotonic()
         while let channels = audio.channelsOrStop() {
-            let cpuBefore = Self.threadCPU()
+            let cpuBefore = RoomAudio.threadCPU()
             let blocks = tick(channels)
-            let cpu = Self.threadCPU() - cpuBefore
+            let cpu = RoomAudio.threadCPU() - cpuBefore
             deadline += Self.tickNanoseconds
             let now = Self.monotonic()
             let late = now > deadline + Self.tickNanoseconds
@@ -145,9 +145,4 @@ struct Mixer {
         return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 
-    static func threadCPU() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
 }

@@ -5,9 +5,6 @@ import HarkCore
 import HarkRooms
 import HarkSpeech
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The wake phrase spotted in a room member's stream (docs/rooms.md, "The wake phrase in a room"): the mixing
 /// thread's `MemberWakeGate` hands the blocks of members who are speaking to one worker thread
@@ -120,7 +117,7 @@ private final class MemberWakeWorker: @unchecked Sendable {
     }
 
     func run() {
-        Self.nameThisThread("hark-room-wake")
+        RoomAudio.nameThisThread("hark-room-wake")
         while !wake.isStopped {
             let items = wake.gate.take(timeout: 0.5)
             // Per member, in order: a member's blocks are joined so the spotter is called once per batch.
@@ -162,13 +159,13 @@ private final class MemberWakeWorker: @unchecked Sendable {
             let kept = Int(listening.endpointer.noiseFloorWindow * Double(PCMFormat.speech.sampleRate))
             watch.background += samples
             if watch.background.count > kept { watch.background.removeFirst(watch.background.count - kept) }
-            let before = Self.threadCPU()
+            let before = RoomAudio.threadCPU()
             let hit: WakeHit?
             do { hit = try watch.spotter.detect(buffer) } catch {
                 turns.recorder.record(.error, "room wake phrase: \(error)", ["source": "room", "room": .string(key.room), "member": .string(key.member)])
                 hit = nil
             }
-            let cpu = Self.threadCPU() - before
+            let cpu = RoomAudio.threadCPU() - before
             wake.counters.withLock { s in
                 s.spottedSeconds += buffer.duration
                 s.spottingCPUSeconds += cpu
@@ -311,20 +308,6 @@ private final class MemberWakeWorker: @unchecked Sendable {
             } catch {
                 turns.recorder.record(.error, "speaking into room \(key.room): \(error)", ["source": "room"])
             }
-        }
-    }
-
-    static func threadCPU() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
-    /// The name tools see (top -H, /proc/PID/task/*/comm), at most 15 bytes.
-    static func nameThisThread(_ name: String) {
-        if let file = FileHandle(forWritingAtPath: "/proc/thread-self/comm") {
-            file.write(Data(name.utf8.prefix(15)))
-            try? file.close()
         }
     }
 }
