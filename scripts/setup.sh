@@ -6,7 +6,7 @@ set -euo pipefail
 # Every Debian package the project needs. Keep in step with the `.systemLibrary` providers in Package.swift.
 PACKAGES=(
     libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us   # speech recognition (the 5prealpha API)
-    libespeak-ng-dev espeak-ng-data                            # speech synthesis
+    libespeak-ng-dev espeak-ng-data espeak-ng                  # speech synthesis (the command: test clips made in a fresh process)
     libasound2-dev                                             # ALSA capture and playback
     libgpiod-dev                                               # GPIO light, LED and button (libgpiod 1.6 here, 2.x on Debian 13)
     libsndfile1-dev libspeexdsp-dev                            # audio files, resampling

@@ -13,7 +13,7 @@ ROOT=${TRIXIE_ROOT:-$REPO/.build/trixie-$ARCH}
 TRIXIE_PACKAGES=(
     swiftlang pkg-config ca-certificates
     libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us
-    libespeak-ng-dev espeak-ng-data
+    libespeak-ng-dev espeak-ng-data espeak-ng
     libasound2-dev
     libgpiod-dev
     libsndfile1-dev libspeexdsp-dev
