@@ -98,18 +98,32 @@ class Server:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def mixer_cpu_seconds(self):
-        """CPU of the mixing thread (named hark-rooms-mix), summed over its runs; None if it never ran."""
+    def thread_names(self):
+        """The names of the server's threads now (what `top -H` shows)."""
+        names = set()
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            try:
+                names.add((task / "comm").read_text().strip())
+            except FileNotFoundError:
+                continue
+        return names
+
+    def thread_cpu_seconds(self, name):
+        """CPU of the server's threads called `name` (from /proc), summed; None if there is none."""
         total, found = 0.0, False
         for task in Path(f"/proc/{self.process.pid}/task").iterdir():
             try:
-                if (task / "comm").read_text().strip() == "hark-rooms-mix":
+                if (task / "comm").read_text().strip() == name:
                     fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
                     total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
                     found = True
             except FileNotFoundError:
                 continue
         return total if found else None
+
+    def mixer_cpu_seconds(self):
+        """CPU of the mixing thread (named hark-rooms-mix), summed over its runs; None if it never ran."""
+        return self.thread_cpu_seconds("hark-rooms-mix")
 
     def rss_bytes(self):
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():

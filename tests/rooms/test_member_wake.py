@@ -111,33 +111,6 @@ def say_in_room(room, speaker, listeners, blocks, since, expect_reply=True):
     return asyncio.run(scenario())
 
 
-def thread_names(server):
-    names = set()
-    for task in os.scandir(f"/proc/{server.process.pid}/task"):
-        try:
-            with open(os.path.join(task.path, "comm")) as f:
-                names.add(f.read().strip())
-        except FileNotFoundError:
-            continue
-    return names
-
-
-def thread_cpu_seconds(server, name):
-    """CPU time of `server`'s threads called `name` (from /proc), 0 when there is none."""
-    total = 0.0
-    for task in os.scandir(f"/proc/{server.process.pid}/task"):
-        try:
-            with open(os.path.join(task.path, "comm")) as f:
-                if f.read().strip() != name:
-                    continue
-            with open(os.path.join(task.path, "stat")) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except FileNotFoundError:
-            continue
-    return total
-
-
 WAKE_AND_COMMAND = ("hey hark", 0.6, "turn on the light")
 
 
@@ -152,10 +125,10 @@ def test_the_wake_phrase_in_a_members_stream_runs_the_command_and_the_room_hears
     switch_light_off(ada)
     since = last_event_id(ada)
     blocks = utterance(0.6, *WAKE_AND_COMMAND, 0.3)
-    cpu_before = thread_cpu_seconds(server, "hark-room-wake")
+    cpu_before = server.thread_cpu_seconds("hark-room-wake") or 0.0
     started = time.monotonic()
     members = say_in_room(room, ada, (ben, cy), blocks, since)
-    cpu = thread_cpu_seconds(server, "hark-room-wake") - cpu_before
+    cpu = (server.thread_cpu_seconds("hark-room-wake") or 0.0) - cpu_before
     # Not asserted (the machine is shared): the worker's CPU over the time Ada's stream was open.
     print(f"\nhark-room-wake: {cpu:.2f} s CPU over {time.monotonic() - started:.1f} s of Ada's stream "
           f"({len(blocks) * BLOCK / RATE:.1f} s of it speech and pauses)")
@@ -233,7 +206,7 @@ def test_with_rooms_wake_off_the_wake_phrase_is_not_listened_for(quiet_server):
     say_in_room(room, ada, (ben,), utterance(0.6, *WAKE_AND_COMMAND, 0.3), since, expect_reply=False)
     assert light(ada) == "off"
     assert not [e for e in events_since(ada, since) if e.get("source") == "room"]
-    assert "hark-room-wake" not in thread_names(quiet_server), "the spotting worker runs although rooms.wake is false"
+    assert "hark-room-wake" not in quiet_server.thread_names(), "the spotting worker runs although rooms.wake is false"
 
 
 # Chit-chat without the phrase (the wake-phrase spotter's own test sentences, docs/wake-phrase.md's sound-alike
@@ -257,9 +230,9 @@ def test_three_members_talking_cost_two_streams_of_spotting_and_wake_nothing(peo
         for m in members:
             await m.close()
 
-    before = thread_cpu_seconds(server, "hark-room-wake")
+    before = server.thread_cpu_seconds("hark-room-wake") or 0.0
     asyncio.run(scenario())
-    cpu = thread_cpu_seconds(server, "hark-room-wake") - before
+    cpu = (server.thread_cpu_seconds("hark-room-wake") or 0.0) - before
     print(f"\nhark-room-wake: {cpu:.2f} s CPU for three members talking {seconds:.1f} s "
           f"({cpu / seconds / 2:.3f} CPU s per second of each of the two watched streams)")
     # Two watched streams at about 0.04 each measured; three unbounded would be half as much again.
