@@ -11,6 +11,14 @@ struct clws_server {
     /* lws keeps pointers into the protocol table and the idle policy for the context's lifetime. */
     struct lws_protocols *protocols;
     lws_retry_bo_t idle_policy;
+#if LWS_LIBRARY_VERSION_MAJOR > 4 || (LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR >= 3)
+    /* lws 4.3 (Debian 13) counts every context, vhost and connection bound to a log context. Left NULL, all
+       of them bind lws' one global log context, whose count Debian's build (LWS_MAX_SMP 1) changes without a
+       lock: two servers serving on two threads race on it, and a lost update trips lws' assert(cx->refcount)
+       and aborts the process. Each server binds its own, only ever touched by its own threads in turn. */
+    lws_log_cx_t log_cx;
+#define CLWS_OWN_LOG_CONTEXT 1
+#endif
 };
 
 const char *const clws_tls12_ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
@@ -49,6 +57,11 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
     info.max_http_header_data = (unsigned short)options->header_buffer_bytes;
     info.max_http_header_pool = (unsigned short)options->header_buffer_count;
     info.port = CONTEXT_PORT_NO_LISTEN;
+#ifdef CLWS_OWN_LOG_CONTEXT
+    server->log_cx.u.emit = lwsl_emit_stderr;
+    server->log_cx.lll_flags = LLL_ERR;
+    info.log_cx = &server->log_cx;
+#endif
     server->context = lws_create_context(&info);
     if (!server->context) {
         snprintf(error, error_length, "lws_create_context failed");
@@ -68,6 +81,9 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
     info.max_http_header_data = (unsigned short)options->header_buffer_bytes;
     info.max_http_header_pool = (unsigned short)options->header_buffer_count;
     info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+#ifdef CLWS_OWN_LOG_CONTEXT
+    info.log_cx = &server->log_cx;
+#endif
     if (options->ping_seconds > 0) {
         server->idle_policy.secs_since_valid_ping = options->ping_seconds;
         server->idle_policy.secs_since_valid_hangup = options->hangup_seconds;
@@ -103,6 +119,16 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
 int clws_server_port(const clws_server *server) { return lws_get_vhost_listen_port(server->vhost); }
 
 struct lws_context *clws_server_context(const clws_server *server) { return server->context; }
+
+int clws_server_log_context_is_own(const clws_server *server) {
+#ifdef CLWS_OWN_LOG_CONTEXT
+    const lws_log_cx_t *own = &server->log_cx;
+    return lwsl_context_get_cx(server->context) == own && lwsl_vhost_get_cx(server->vhost) == own;
+#else
+    (void)server;
+    return -1;
+#endif
+}
 
 void clws_server_destroy(clws_server *server) {
     if (!server)

@@ -21,6 +21,9 @@ public final class HTTPServer: Sendable {
     /// The configuration it was made with.
     public var configuration: ServerConfiguration { engine.configuration }
 
+    /// See `LWSServer.logContextIsOwn`.
+    var logContextIsOwn: Int32? { engine.logContextIsOwn }
+
     /// Binds the listening socket (and loads the certificate, for TLS). Throws when the configuration is out
     /// of range, the address is not local, the port is taken, or the certificate or key cannot be used.
     public init(configuration: ServerConfiguration, router: Router) throws(ServerError) {

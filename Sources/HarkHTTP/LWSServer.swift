@@ -90,6 +90,10 @@ final class LWSServer: @unchecked Sendable {
         destroy()
     }
 
+    /// `clws_server_log_context_is_own` while the server exists (nil after): tests check that no two servers
+    /// share lws' global log context, whose unlocked count aborts the process when they race on it.
+    var logContextIsOwn: Int32? { server.map { clws_server_log_context_is_own($0) } }
+
     /// Destroys a context that was never served (the caller's thread acts as the service thread).
     func destroyUnstarted() {
         destroy()

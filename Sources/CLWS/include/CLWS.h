@@ -51,6 +51,9 @@ clws_server *clws_server_create(const struct clws_server_options *options, lws_c
 int clws_server_port(const clws_server *server);
 /// The context, for `lws_service` and `lws_cancel_service`.
 struct lws_context *clws_server_context(const clws_server *server);
+/// 1 when the context and its vhost (and so every connection) bind the server's own lws log context, 0 when
+/// either binds lws' global one, -1 when this lws (before 4.3) has no log contexts. See `log_cx` in shim.c.
+int clws_server_log_context_is_own(const clws_server *server);
 /// Destroys the context (`lws_context_destroy`: closes every connection) and frees the protocol table.
 void clws_server_destroy(clws_server *server);
 
