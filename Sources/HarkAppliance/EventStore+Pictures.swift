@@ -9,7 +9,7 @@ extension EventStore {
     /// Adds a row for a picture file already in place; returns its id.
     func insertPicture(time: Date, fileName: String, width: Int, height: Int, bytes: Int, source: String, trigger: String,
                        turn: Int64?) throws(SQLiteError) -> Int64 {
-        try locked { () throws(SQLiteError) -> Int64 in
+        try changing { () throws(SQLiteError) -> Int64 in
             try connection.prepare("INSERT INTO pictures (time, path, width, height, bytes, source, trigger, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                 .run([.integer(ApplianceEvent.milliseconds(time)), .text(fileName), .integer(Int64(width)), .integer(Int64(height)),
                       .integer(Int64(bytes)), .text(source), .text(trigger), SQLiteValue(turn)])
@@ -43,6 +43,8 @@ extension EventStore {
     func deletePictures(ids: [Int64]) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
         try locked { () throws(SQLiteError) in
+            // A transaction of its own: what a batch wrote is committed first (SQLite does not nest them).
+            try commitBatch()
             try connection.transaction { () throws(SQLiteError) in
                 let delete = try connection.prepare("DELETE FROM pictures WHERE id = ?")
                 for id in ids { try delete.run([.integer(id)]) }

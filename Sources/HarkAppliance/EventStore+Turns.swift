@@ -56,7 +56,7 @@ public struct Turn: Sendable, Equatable {
 extension EventStore {
     /// Starts a turn and returns its id, for the `turn` of the events that belong to it. Committed at once.
     public func beginTurn(source: TurnSource, at time: Date = Date()) throws(SQLiteError) -> Int64 {
-        try locked { () throws(SQLiteError) -> Int64 in
+        try changing { () throws(SQLiteError) -> Int64 in
             try connection.prepare("INSERT INTO turns (started, source) VALUES (?, ?)")
                 .run([.integer(ApplianceEvent.milliseconds(time)), .text(source.rawValue)])
             return connection.lastInsertRowID
@@ -66,7 +66,7 @@ extension EventStore {
     /// Records how turn `id` ended. Finishing it again replaces the outcome; an unknown id is an error.
     public func finishTurn(_ id: Int64, outcome: TurnOutcome, at time: Date = Date()) throws(SQLiteError) {
         let path = url.path
-        try locked { () throws(SQLiteError) in
+        try changing { () throws(SQLiteError) in
             try connection.prepare("""
                 UPDATE turns SET finished = ?, transcript = ?, acoustic_confidence = ?, intent = ?, confidence = ?, reply = ?, accepted = ?
                 WHERE id = ?

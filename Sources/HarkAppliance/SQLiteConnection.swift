@@ -75,6 +75,9 @@ public final class SQLiteConnection {
     /// The rowid of the last successful INSERT. The corresponding C function is `sqlite3_last_insert_rowid`.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Whether a transaction is open (`sqlite3_get_autocommit` is 0).
+    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE. The corresponding C function is `sqlite3_changes`.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 

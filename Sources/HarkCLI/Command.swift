@@ -16,7 +16,7 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
-/// Standard output, written through a buffer so JSON Lines output is fast and flushed on demand.
+/// Standard output, one write per line (so JSON Lines reach a pipe's reader as they happen).
 enum Output {
     static func line(_ s: String) {
         FileHandle.standardOutput.write(Data((s + "\n").utf8))

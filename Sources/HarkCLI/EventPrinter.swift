@@ -29,6 +29,9 @@ final class EventPrinter: Sendable {
             Output.line("hark: \(event.text)")
             return
         }
-        printError("\(priority)\(kind.padding(toLength: 10, withPad: " ", startingAt: 0)) \(turn)\(event.text)")
+        // Every kind is at most 10 letters: padded to line the texts up (Foundation's padding(toLength:) went
+        // through NSString, a visible share of a /message turn under load).
+        let padded = kind + String(repeating: " ", count: max(0, 10 - kind.count))
+        printError("\(priority)\(padded) \(turn)\(event.text)")
     }
 }

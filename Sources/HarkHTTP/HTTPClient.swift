@@ -38,7 +38,7 @@ public enum HTTPClient {
         let stream = try ClientStream(address, pin: pin, allowUnpinned: allowUnpinned, timeout: timeout)
         defer { stream.close() }
         if let hash = stream.certificateSHA256 { certificate?(hash) }
-        let body = json.map { Array($0.serialized().utf8) } ?? []
+        let body = json.map { $0.serializedBytes() } ?? []
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nConnection: close\r\nAccept: application/json\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         if json != nil { head += "Content-Type: application/json\r\n" }

@@ -22,7 +22,7 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A JSON body (`application/json; charset=utf-8`), serialised compactly by HarkCore's writer.
     public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
-        .bytes(status, "application/json; charset=utf-8", Array(value.serialized().utf8))
+        .bytes(status, "application/json; charset=utf-8", value.serializedBytes())
     }
 
     /// The API's error shape: `{"error": {"code": "not_found", "message": "..."}}` (docs/server-api.md).

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import HarkCore
 
 /// Which names a browser may use to reach this server, checked against `Host` (`:authority` over HTTP/2) and
 /// `Origin` where a foreign page could do harm: WebSocket upgrades and pairing, login and logout.
@@ -66,7 +67,7 @@ public struct HostPolicy: Sendable, Equatable {
 
     /// The host part of a `Host` value: `name`, `name:port`, `[v6]`, `[v6]:port`; nil when malformed.
     static func hostName(_ value: String) -> String? {
-        let text = value.trimmingCharacters(in: .whitespaces)
+        let text = value.trimmingWhitespace()
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
             return String(text[text.index(after: text.startIndex)..<close])

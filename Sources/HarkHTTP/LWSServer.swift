@@ -2,6 +2,7 @@ import CLWS
 import CWebsockets
 import Dispatch
 import Foundation
+import HarkCore
 
 /// The libwebsockets engine under `HTTPServer`: one context and vhost (`clws_server_create`), one callback
 /// for every HTTP and WebSocket event, and the bookkeeping that lets handlers run on other threads.
@@ -324,7 +325,7 @@ final class LWSServer: @unchecked Sendable {
             dispatch(connection)
             return 0
         }
-        guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0 else {
+        guard let length = Int(lengthText.trimmingWhitespace()), length >= 0 else {
             return answer(connection, .error(400, code: "bad_request",
                                              message: "Content-Length \"\(lengthText)\" is not a byte count"),
                           close: true)

@@ -61,7 +61,7 @@ public struct RoomsLink: Sendable, Equatable {
             throw RoomsError(.storage, "\(url.path): cannot create its directory: \(problem)")
         }
         do throws(PrivateFiles.WriteFailure) {
-            try PrivateFiles.writeAtomically(Array(JSONValue.object(object).serialized(pretty: true).utf8), to: url, temporarySuffix: ".partial")
+            try PrivateFiles.writeAtomically(JSONValue.object(object).serializedBytes(pretty: true), to: url, temporarySuffix: ".partial")
         } catch {
             throw RoomsError(.storage, "\(url.path): cannot write it (\(error.path)): \(error.reason)")
         }

@@ -75,7 +75,7 @@ public final class CompanionAPI: Sendable {
     static func token(of request: HTTPRequest) -> String? {
         if let header = request.header("authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingWhitespace() }
             return ""
         }
         return request.isWebSocketUpgrade ? request.query["access_token"] : nil
@@ -208,7 +208,7 @@ public final class CompanionAPI: Sendable {
     static func jsonBody(_ request: HTTPRequest) -> Result<JSONObject, HTTPResponseError> {
         guard !request.body.isEmpty else { return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "the request needs a JSON body"))) }
         let type = request.header("content-type") ?? ""
-        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace().lowercased() } ?? ""
         guard mediaType == "application/json" else {
             return .failure(HTTPResponseError(.error(415, code: "unsupported_media_type",
                                                      message: type.isEmpty ? "the JSON body needs Content-Type: application/json"
@@ -304,7 +304,7 @@ public final class CompanionAPI: Sendable {
         let text = textValue?.stringValue ?? ""
         let context = object["context"]?.objectValue ?? JSONObject()
         let alternates = object["alternate_intents"]?.boolValue ?? false
-        if text.trimmingCharacters(in: .whitespaces).isEmpty && context["system"] == nil {
+        if text.trimmingWhitespace().isEmpty && context["system"] == nil {
             // A new conversation without input: the welcome turn, as Watson answers it.
             let turn = turnGate.run { turns.start(context: context) }
             return .json(200, messageResponse(understanding: Understanding(text: "", intents: [], entities: []), turn: turn, alternateIntents: alternates))
@@ -414,7 +414,7 @@ public final class CompanionAPI: Sendable {
     }
 
     private func say(_ body: JSONObject) -> HTTPResponse {
-        guard let text = body["text"]?.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let text = body["text"]?.stringValue, !text.trimmingWhitespace().isEmpty else {
             return .error(400, code: "bad_request", message: "the body needs \"text\": what to say")
         }
         guard let speak else { return .error(503, code: "unavailable", message: "this appliance has no speaker") }
@@ -438,7 +438,7 @@ extension CompanionAPI {
         guard let raw = body["text"]?.stringValue else {
             return .error(400, code: "bad_request", message: "the body needs \"text\": what to announce")
         }
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = raw.trimmingWhitespace(newlines: true)
         guard !text.isEmpty, text.count <= Self.maximumAnnouncementCharacters else {
             return .error(400, code: "bad_request", message: "\"text\" must be 1 to \(Self.maximumAnnouncementCharacters) characters (it has \(text.count))")
         }

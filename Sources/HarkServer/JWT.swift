@@ -69,7 +69,7 @@ public struct JWT: Sendable {
             "iat": .number(claims.issuedAt.timeIntervalSince1970), "exp": .number(claims.expires.timeIntervalSince1970),
             "jti": .string(claims.id),
         ]
-        let signingInput = Sodium.base64URL(Array(header.serialized().utf8)) + "." + Sodium.base64URL(Array(payload.serialized().utf8))
+        let signingInput = Sodium.base64URL(header.serializedBytes()) + "." + Sodium.base64URL(payload.serializedBytes())
         return signingInput + "." + Sodium.base64URL(signature(of: signingInput))
     }
 

@@ -177,6 +177,72 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         withExtendedLifetime(writer) {}
     }
 
+    /// A turn's rows share one transaction: another connection (`hark events`) sees none of them until the
+    /// batch ends, then all; this process sees them at once. Outside a batch an append is committed on return.
+    @Test func aBatchCommitsWhenItEnds() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let writer = try EventStore(path: dir.storeURL)
+        let reader = try EventStore(path: dir.storeURL, access: .readOnly)
+        writer.beginBatch()
+        let turn = try writer.beginTurn(source: .web)
+        for e in Self.sampleEvents(turn: turn) { try writer.append(e) }
+        #expect(try writer.events().count == 5)
+        #expect(try reader.events().isEmpty)
+        #expect(try reader.turn(id: turn) == nil)
+        try writer.finishTurn(turn, outcome: TurnOutcome(transcript: "turn on the light", acousticConfidence: nil, intent: "OnLight",
+                                                         confidence: 0.97, reply: "Light is on", accepted: true))
+        try writer.endBatch()
+        #expect(try reader.events().count == 5)
+        #expect(try reader.turn(id: turn)?.outcome?.reply == "Light is on")
+        try writer.append(ApplianceEvent(kind: .stop, text: "stopped"))
+        #expect(try reader.events().last?.event.kind == .stop)
+    }
+
+    /// Overlapping batches (two turns at once) commit when the last ends; a batch left open (a turn that hangs)
+    /// is committed by the timer within `batchMaxDelay`.
+    @Test func overlappingBatchesCommitAtTheLastEndAndAnOpenOneWithinTheDelay() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let writer = try EventStore(path: dir.storeURL)
+        let reader = try EventStore(path: dir.storeURL, access: .readOnly)
+        writer.beginBatch()
+        writer.beginBatch()
+        try writer.append(ApplianceEvent(kind: .wake, text: "first"))
+        try writer.endBatch()
+        try writer.append(ApplianceEvent(kind: .wake, text: "second"))
+        #expect(try reader.events().isEmpty)
+        let opened = Date()
+        var seen = 0
+        while seen < 2 && Date().timeIntervalSince(opened) < 5 {
+            Thread.sleep(forTimeInterval: 0.01)
+            seen = try reader.events().count
+        }
+        #expect(seen == 2)
+        // The timer's 100 ms, with room for a loaded machine.
+        #expect(Date().timeIntervalSince(opened) < 2)
+        // Still inside the (open) batch: the next change opens a new transaction, committed by its own timer.
+        try writer.append(ApplianceEvent(kind: .wake, text: "third"))
+        try writer.endBatch()
+        #expect(try reader.events().map(\.event.text) == ["first", "second", "third"])
+    }
+
+    /// Deleting pictures is a transaction of its own: inside a batch it commits the batch first.
+    @Test func deletingPicturesInsideABatchWorks() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let writer = try EventStore(path: dir.storeURL)
+        let reader = try EventStore(path: dir.storeURL, access: .readOnly)
+        writer.beginBatch()
+        let id = try writer.insertPicture(time: Self.t0, fileName: "a.jpg", width: 640, height: 480, bytes: 100, source: "camera",
+                                          trigger: "web", turn: nil)
+        try writer.append(ApplianceEvent(kind: .picture, text: "a.jpg"))
+        try writer.deletePictures(ids: [id])
+        #expect(try reader.events().count == 1)
+        #expect(try writer.hasPicture(fileName: "a.jpg") == false)
+        try writer.endBatch()
+    }
+
     /// A child process appends as fast as it can and reports each id once `append` has returned; it is
     /// killed with SIGKILL mid-stream. Every reported id must be in the store afterwards.
     @Test(.enabled(if: CommandLine.arguments.first?.hasSuffix(".xctest") == true,

@@ -21,7 +21,7 @@ public struct DialogActionFailure: Error, Sendable, CustomStringConvertible {
 
 /// Resolves Watson's spellings of a context variable name: `$name`, `context.name` and `name`.
 public func contextVariableName(_ spelled: String) -> String {
-    var name = Substring(spelled.trimmingCharacters(in: .whitespaces))
+    var name = Substring(spelled.trimmingWhitespace())
     if name.hasPrefix("$") { name = name.dropFirst() }
     if name.hasPrefix("context.") { name = name.dropFirst("context.".count) }
     return String(name)

@@ -304,7 +304,7 @@ struct DialogCompiler {
     }
 
     private mutating func compileCondition(_ text: String?, node: DialogNode, at path: String) throws(DialogCompileError) -> DialogCondition {
-        let trimmed = (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = (text ?? "").trimmingWhitespace(newlines: true)
         switch trimmed {
         case "":
             // Empty means "always" where Watson has no condition to write (folders, response conditions,

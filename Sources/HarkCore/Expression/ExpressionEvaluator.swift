@@ -281,7 +281,7 @@ struct ExpressionEvaluator {
         case (.number(let x), .number(let y)): return x == y
         // `@year == 2016` compares an entity value string with a number.
         case (.number(let x), .string(let s)), (.string(let s), .number(let x)):
-            return Double(s.trimmingCharacters(in: .whitespaces)).map { $0 == x } ?? false
+            return Double(s.trimmingWhitespace()).map { $0 == x } ?? false
         default: return a == b
         }
     }

@@ -80,7 +80,7 @@ struct ExpressionLexer {
             let start = pos
             while let c = peek(), c != ")" { pos += 1 }
             guard peek() == ")" else { throw error("expected ')' to close the value opened", at: open) }
-            let value = String(chars[start..<pos]).trimmingCharacters(in: .whitespaces)
+            let value = String(chars[start..<pos]).trimmingWhitespace()
             pos += 1
             return value
         }

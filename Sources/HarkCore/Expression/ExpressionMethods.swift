@@ -220,7 +220,7 @@ extension ExpressionEvaluator {
             switch method {
             case .toLowerCase: return .string(s.lowercased())
             case .toUpperCase: return .string(s.uppercased())
-            default: return .string(s.trimmingCharacters(in: .whitespacesAndNewlines))
+            default: return .string(s.trimmingWhitespace(newlines: true))
             }
 
         // MARK: dates

@@ -44,7 +44,7 @@ extension JSONValue {
     var numericValue: Double? {
         switch self {
         case .number(let d): return d
-        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
+        case .string(let s): return Double(s.trimmingWhitespace())
         case .bool: return nil
         default: return nil
         }

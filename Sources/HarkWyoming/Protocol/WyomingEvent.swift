@@ -28,10 +28,10 @@ public struct WyomingEvent: Sendable, Equatable {
     /// and the payload.
     public func encoded() -> [UInt8] {
         var header: JSONObject = ["type": .string(type), "version": .string(Self.protocolVersion)]
-        let dataBytes = data.isEmpty ? [] : Array(JSONValue.object(data).serialized().utf8)
+        let dataBytes = data.isEmpty ? [] : JSONValue.object(data).serializedBytes()
         if !dataBytes.isEmpty { header["data_length"] = .number(Double(dataBytes.count)) }
         if !payload.isEmpty { header["payload_length"] = .number(Double(payload.count)) }
-        var out = Array(JSONValue.object(header).serialized().utf8)
+        var out = JSONValue.object(header).serializedBytes()
         out.reserveCapacity(out.count + 1 + dataBytes.count + payload.count)
         out.append(UInt8(ascii: "\n"))
         out.append(contentsOf: dataBytes)
