@@ -84,6 +84,29 @@ import Testing
         #expect(verifyError(fractional, now: Self.t0.addingTimeInterval(0.5)) != nil)
     }
 
+    /// One verifier remembers the tokens it has checked: a second use must still expire on time, still meet
+    /// the issuer check, and a forgery of a remembered token must still fail.
+    @Test func aRememberedTokenIsCheckedAgainAtEveryUse() throws {
+        let jwt = JWT(key: Self.key)
+        let token = jwt.sign(Self.claims(lifetime: 60))
+        #expect(try jwt.verify(token, issuer: "hark", now: Self.t0) == Self.claims(lifetime: 60))
+        #expect(try jwt.verify(token, issuer: "hark", now: Self.t0.addingTimeInterval(59.9)) == Self.claims(lifetime: 60))
+        #expect(throws: JWT.VerificationError.expired(Self.t0.addingTimeInterval(60))) {
+            try jwt.verify(token, issuer: "hark", now: Self.t0.addingTimeInterval(60))
+        }
+        #expect(throws: JWT.VerificationError.wrongIssuer("hark")) { try jwt.verify(token, issuer: "other", now: Self.t0) }
+        var parts = token.split(separator: ".").map(String.init)
+        parts[1] = Sodium.base64URL(Array(Self.goodPayload.replacingOccurrences(of: "user:alice", with: "user:admin").utf8))
+        #expect(throws: JWT.VerificationError.badSignature) { try jwt.verify(parts.joined(separator: "."), issuer: "hark", now: Self.t0) }
+        // An expired token is remembered as expired, not as good.
+        let old = jwt.sign(Self.claims(lifetime: 1))
+        for _ in 0..<2 {
+            #expect(throws: JWT.VerificationError.expired(Self.t0.addingTimeInterval(1))) {
+                try jwt.verify(old, issuer: "hark", now: Self.t0.addingTimeInterval(5))
+            }
+        }
+    }
+
     @Test func wrongIssuer() {
         let token = JWT(key: Self.key).sign(Self.claims(issuer: "someone-else"))
         #expect(verifyError(token) == .wrongIssuer("someone-else"))
