@@ -2,8 +2,9 @@ import Foundation
 import HarkCore
 
 /// Where every event goes: into the store (a turn's rows committed together when it ends, or within
-/// `EventStore.batchMaxDelay`, so a crash mid-turn keeps what happened until just before it), then handed to `report` (stdout `--events`, journald lines, the web's live socket). Shared by the loop,
-/// the turns it runs and the server, from any thread.
+/// `EventStore.batchMaxDelay`, so a crash mid-turn keeps what happened until just before it), then handed to
+/// `report` (stdout `--events`, journald lines, the web's live socket). Shared by the loop, the turns it runs
+/// and the server, from any thread.
 public final class EventRecorder: Sendable {
     public let store: EventStore?
     let report: @Sendable (ApplianceEvent, Int64?) -> Void

@@ -54,7 +54,8 @@ public struct Turn: Sendable, Equatable {
 }
 
 extension EventStore {
-    /// Starts a turn and returns its id, for the `turn` of the events that belong to it. Committed at once.
+    /// Starts a turn and returns its id, for the `turn` of the events that belong to it. Committed at once, or with
+    /// the open batch (`beginBatch`).
     public func beginTurn(source: TurnSource, at time: Date = Date()) throws(SQLiteError) -> Int64 {
         try changing { () throws(SQLiteError) -> Int64 in
             try connection.prepare("INSERT INTO turns (started, source) VALUES (?, ?)")

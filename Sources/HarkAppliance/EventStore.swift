@@ -242,11 +242,6 @@ public final class EventStore: @unchecked Sendable {
         }
     }
 
-    /// Commits whatever a batch wrote so far (at shutdown, before a report that other processes must see).
-    public func flush() throws(SQLiteError) {
-        try locked { () throws(SQLiteError) in try commitBatch() }
-    }
-
     /// Calls `handler` when a timer's commit fails (no caller is waiting for that one to throw to).
     public func onDeferredCommitFailure(_ handler: @escaping @Sendable (SQLiteError) -> Void) {
         lock.lock()

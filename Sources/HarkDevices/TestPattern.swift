@@ -83,7 +83,7 @@ struct TestPattern {
                 first[column * 3 + 1] = colour.green
                 first[column * 3 + 2] = colour.blue
             }
-            for row in (top + 1)..<max(top + 1, bottom) {
+            for row in (top + 1)..<bottom {
                 (raster.baseAddress! + (row * rasterWidth + left) * 3).update(from: first, count: runBytes)
             }
         }
