@@ -83,6 +83,8 @@ public final class TurnRunner: Sendable {
                 "accepted": .bool(spoken.accepted), "source": .string(source.rawValue), "noisy_decoding": .bool(t.noisyDecoding),
             ]
             if let snr = t.signalToNoise { data["snr_db"] = .number(rounded(snr, 1)) }
+            data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
+            if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }
             recorder.record(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, data, turn: turnID)
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.

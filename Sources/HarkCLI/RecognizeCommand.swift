@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--noisy-below DB|off] [--denoise DB]
-                              [--cmn batch|live] [--json]
+                              [--cmn batch|live] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
@@ -26,6 +26,16 @@ enum RecognizeCommand: Command {
           --cmn M           cepstral mean normalisation: batch (default: over the whole utterance, so decoding waits for
                             its end) or live (a running mean, so the audio is decoded as it arrives; an experiment for
                             decoding while the speaker talks, docs/speech.md)
+          --stream          feed each file to the endpointer in 100 ms blocks at real-time pace, as the microphone
+                            would (`hark run`'s path), and report its first utterance: the transcript comes when the
+                            endpointer hears 0.8 s of silence after the speech, and result_delay_ms says how long
+                            after that it was ready, endpoint why it ended (trailing_silence, maximum_length,
+                            input_ended)
+          --decoded-tail S  with --stream: seconds of audio after the last speech that are decoded with it (default
+                            \(UtteranceListener.defaultDecodedTail)); decoding starts once that much silence has followed, while the
+                            endpointer waits out the rest. 0.8 or more decodes only at the end
+          --unpaced         with --stream: hand the blocks over as fast as they are read (same transcripts;
+                            result_delay_ms then also counts decoding that real time would have overlapped)
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds), acoustic_confidence, acoustic_margin, audio_seconds, decode_ms, snr_db,
                             noisy_decoding,
@@ -39,6 +49,10 @@ enum RecognizeCommand: Command {
                                      expected: "grammar or ngram") ?? .grammar
         let cmn = try args.option("--cmn", parse: { ["batch": RecognitionOptions.CepstralMean.batch, "live": .live][$0] }, expected: "batch or live")
         let json = try args.flag("--json")
+        let stream = try args.flag("--stream")
+        let unpaced = try args.flag("--unpaced")
+        let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
+                                          expected: "seconds, 0…10")
         let noConfidence = try args.flag("--no-confidence")
         let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
         let noisyBelow = try args.option("--noisy-below", parse: { text -> Double?? in
@@ -49,6 +63,7 @@ enum RecognizeCommand: Command {
         let files = try args.positionals()
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
+        if (decodedTail != nil || unpaced) && !stream { throw UsageError(message: "--decoded-tail and --unpaced need --stream") }
         let workspace = try loadWorkspace(workspacePath)
         var options = RecognitionOptions(search: search, cepstralMean: cmn ?? .batch, measuresConfidence: !noConfidence && search == .grammar)
         switch noisyBelow {
@@ -71,8 +86,25 @@ enum RecognizeCommand: Command {
                     cleaned.append(suppressor.flush())
                     audio = cleaned
                 }
-                let command = understanding.understand(try recognizer.recognize(audio))
-                if json { Output.line(SpeechCLI.json(file: file, command: command).serialized()) } else { print(SpeechCLI.text(file: file, command: command), terminator: "") }
+                var endpoint: String?
+                let transcript: Transcript
+                if stream {
+                    (transcript, endpoint) = try streamed(audio, file: file, recognizer: recognizer,
+                                                          decodedTail: decodedTail ?? UtteranceListener.defaultDecodedTail, paced: !unpaced)
+                } else {
+                    transcript = try recognizer.recognize(audio)
+                }
+                let command = understanding.understand(transcript)
+                if json {
+                    var line = SpeechCLI.json(file: file, command: command)
+                    if let endpoint, case .object(var o) = line {
+                        o["endpoint"] = .string(endpoint)
+                        line = .object(o)
+                    }
+                    Output.line(line.serialized())
+                } else {
+                    print(SpeechCLI.text(file: file, command: command), terminator: "")
+                }
             } catch {
                 // One bad file does not lose the others' results; the exit code says something failed.
                 failures += 1
@@ -84,5 +116,28 @@ enum RecognizeCommand: Command {
             }
         }
         return failures == 0 ? 0 : exitCode
+    }
+
+    /// `audio` through an endpointer and an `UtteranceListener` in 100 ms blocks, each handed over when the
+    /// microphone would have delivered it: the first utterance's transcript and why it ended.
+    static func streamed(_ audio: PCMBuffer, file: String, recognizer: SpeechRecognizer, decodedTail: Double,
+                         paced: Bool) throws -> (Transcript, String) {
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(), decodedTail: decodedTail)
+        let block = PCMFormat.speech.sampleRate / 10
+        let start = DispatchTime.now().uptimeNanoseconds
+        var offset = 0
+        while offset < audio.samples.count {
+            let end = min(audio.samples.count, offset + block)
+            // The block is complete when its last sample has been "spoken".
+            let due = start + UInt64(Double(end) / Double(PCMFormat.speech.sampleRate) * 1e9)
+            let now = DispatchTime.now().uptimeNanoseconds
+            if paced, due > now { Thread.sleep(forTimeInterval: Double(due - now) / 1e9) }
+            if let transcript = try listener.process(PCMBuffer(format: .speech, samples: Array(audio.samples[offset..<end]))) {
+                return (transcript, listener.endReason == .maximumLength ? "maximum_length" : "trailing_silence")
+            }
+            offset = end
+        }
+        guard let transcript = try listener.finish() else { throw CommandFailure(message: "\(file): no speech found", exitCode: 65) }
+        return (transcript, "input_ended")
     }
 }

@@ -120,6 +120,8 @@ enum SpeechCLI {
         o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["audio_seconds"] = round(t.audioSeconds, 3)
         o["decode_ms"] = round(t.decodeMilliseconds, 1)
+        o["decode_cpu_ms"] = round(t.decodeCPUMilliseconds, 1)
+        if let delay = t.resultDelayMilliseconds { o["result_delay_ms"] = round(delay, 1) }
     }
 
     /// One `hark recognize --json` line: `hark parse --json`'s intents and entities plus the speech fields.

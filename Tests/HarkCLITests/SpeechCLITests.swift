@@ -16,6 +16,43 @@ struct SpeechCLITests {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
+    @Test("hark recognize --stream feeds a file through the endpointer: the first utterance, why it ended, when its result was ready")
+    func recognizeStreamed() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spoken = dir.appendingPathComponent("off.wav").path
+        #expect(try CLITests.hark(["say", "--output", spoken, "turn off the light"]).status == 0)
+        // Half a second of quiet before, one and a half after: the endpointer ends the utterance on the silence.
+        let speech = try AudioFile.read(spoken).converted(to: .speech)
+        var padded = PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 8_000))
+        padded.append(speech)
+        padded.append(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 24_000)))
+        let wav = dir.appendingPathComponent("off-padded.wav").path
+        try AudioFile.write(padded, to: wav)
+
+        for extra in [[String](), ["--unpaced"], ["--unpaced", "--decoded-tail", "0.8"]] {
+            let r = try CLITests.hark(["recognize", "--json", "--stream"] + extra + [wav, spoken])
+            #expect(r.status == 0, "\(r.stderr)")
+            let lines = r.stdout.split(separator: "\n")
+            #expect(lines.count == 2)
+            let padLine = try Self.json(lines[0]), bare = try Self.json(lines[1])
+            #expect(padLine["transcript"] as? String == "turn off the light", "\(lines[0])")
+            #expect(padLine["endpoint"] as? String == "trailing_silence" && padLine["result_delay_ms"] is Double, "\(lines[0])")
+            #expect((padLine["decode_cpu_ms"] as? Double ?? 0) > 0)
+            // The decoded audio stops 0.3 s after the speech (0.8 s with --decoded-tail 0.8), not at the file's end.
+            let seconds = padLine["audio_seconds"] as? Double ?? 0
+            #expect(seconds < padded.duration - (extra.contains("0.8") ? 0.6 : 1.1), "\(seconds) of \(padded.duration)")
+            // The unpadded file ends before the endpointer hears 0.8 s of silence.
+            #expect(bare["endpoint"] as? String == "input_ended" && bare["transcript"] as? String == "turn off the light", "\(lines[1])")
+        }
+        let misuse = try CLITests.hark(["recognize", "--decoded-tail", "0.3", wav])
+        #expect(misuse.status == 64 && misuse.stderr.contains("--stream"), "\(misuse.stderr)")
+        let silent = dir.appendingPathComponent("silent.wav").path
+        try AudioFile.write(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 16_000)), to: silent)
+        let none = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", silent])
+        #expect(none.status == 65 && none.stderr.contains("no speech found"), "\(none.stderr)")
+    }
+
     @Test("hark say writes a WAV that hark recognize understands as the command; JSON lines have the documented fields")
     func sayThenRecognize() throws {
         let dir = try Self.scratch()

@@ -1,20 +1,48 @@
+import Foundation
 import HarkAudio
 
 /// One endpointed utterance at a time from a stream of audio: the endpointer decides where speech starts
-/// and ends, and the recogniser is fed the speech as it arrives, so the transcript is ready the moment the
-/// endpointer declares the end (only the final search and the confidence pass remain).
+/// and ends, and the recogniser decodes it so that the transcript is ready about when the endpointer
+/// declares the end, not a whole decoding later.
 ///
-/// Not Sendable: it drives a `SpeechRecognizer`, which owns a C decoder.
+/// With the batch cepstral mean (the default) a decoding needs the whole utterance, and the endpointer only
+/// declares the end after `Endpointer.Configuration.trailingSilence` (0.8 s) without speech. So the listener
+/// decodes the utterance up to the last speech plus `decodedTail` of what followed (0.3 s, as much quiet as
+/// the endpointer keeps before the speech) as soon as that much has followed, on a thread of its own, while
+/// the endpointer waits out the rest of the silence. If speech resumes, that decoding is dropped and another
+/// starts after the next pause. At the end the result for the last pause is the transcript: the same audio,
+/// and so the same transcript, as a decoding started at the end would give, about 0.5 s sooner
+/// (docs/speech.md, "Decoding during the trailing silence"). With a live mean the recogniser is fed as audio
+/// arrives instead.
+///
+/// Not Sendable: drive it from one thread. The recogniser is used by the listener's own decoding thread while
+/// an utterance is in progress; do not use it elsewhere at the same time.
 public final class UtteranceListener {
     public let recognizer: SpeechRecognizer
     public let endpointer: Endpointer
-    /// How much of the endpointer's `utterance` has been handed to the recogniser.
+    /// Seconds of audio after the last speech that are decoded with the utterance (batch mean).
+    public let decodedTail: Double
+    /// The default `decodedTail`: the endpointer's default leading padding, so the speech sits in as much
+    /// quiet after as before it.
+    public static let defaultDecodedTail = 0.3
+
+    /// Live mean: how much of the endpointer's `utterance` has been handed to the recogniser.
     private var fed = 0
     private var recognizing = false
+    /// Batch mean: the decoding of the utterance up to the latest pause, running or done.
+    private var speculation: SpeculativeDecode?
+    private let worker = DispatchQueue(label: "hark.utterance-decoding", qos: .userInitiated)
+    private let tailSamples: Int
+    /// Decodings queued since the listener was made (batch mean), for tests.
+    private(set) var decodingsStarted = 0
+    /// Where the decoding of the current utterance cuts it (samples from its start), once one is queued; for tests.
+    var decodingCut: Int? { speculation?.cut }
 
-    public init(recognizer: SpeechRecognizer, endpointer: Endpointer) {
+    public init(recognizer: SpeechRecognizer, endpointer: Endpointer, decodedTail: Double = UtteranceListener.defaultDecodedTail) {
         self.recognizer = recognizer
         self.endpointer = endpointer
+        self.decodedTail = max(0, decodedTail)
+        tailSamples = Int((max(0, decodedTail) * Double(endpointer.format.sampleRate)).rounded())
     }
 
     /// Why the last utterance ended, once it has.
@@ -23,19 +51,30 @@ public final class UtteranceListener {
         return nil
     }
 
+    private var decodesLive: Bool { recognizer.options.cepstralMean == .live }
+
     /// Feeds the next audio of the stream (16 kHz mono). Returns the transcript when this audio ended an
     /// utterance; audio after the end is dropped until `reset()`.
     public func process(_ buffer: PCMBuffer) throws -> Transcript? {
         let decision = try endpointer.process(buffer)
-        try feedNewSpeech()
-        if case .ended = decision { return try finishUtterance() }
+        if decodesLive {
+            try feedNewSpeech()
+            if case .ended = decision { return try finishLive() }
+            return nil
+        }
+        switch decision {
+        case .ended: return try finishWhole()
+        case .inSpeech: speculateAtPause()
+        case .waitingForSpeech: break
+        }
         return nil
     }
 
     /// The stream has ended: finishes an utterance in progress (speech cut off by the end of the input).
     public func finish() throws -> Transcript? {
-        guard recognizing else { return nil }
-        return try finishUtterance()
+        if decodesLive { return recognizing ? try finishLive() : nil }
+        guard endpointer.speechStartSample != nil, !endpointer.utterance.samples.isEmpty else { return nil }
+        return try finishWhole()
     }
 
     /// Waits for the next utterance.
@@ -43,6 +82,8 @@ public final class UtteranceListener {
         if recognizing { _ = try? recognizer.finishUtterance() }
         recognizing = false
         fed = 0
+        speculation?.cancel()
+        speculation = nil
         endpointer.reset()
     }
 
@@ -57,6 +98,54 @@ public final class UtteranceListener {
         return try finish()
     }
 
+    // MARK: - Batch mean: decoding during the trailing silence
+
+    /// Where the decoded audio ends: `decodedTail` after the last speech, or the utterance's end if sooner.
+    private var cut: Int? {
+        guard let start = endpointer.speechStartSample, let end = endpointer.speechEndSample else { return nil }
+        return min(endpointer.utterance.samples.count, end - start + tailSamples)
+    }
+
+    /// Once `decodedTail` of quiet has followed the last speech, starts decoding the utterance up to there.
+    private func speculateAtPause() {
+        guard let start = endpointer.speechStartSample, let end = endpointer.speechEndSample else { return }
+        let cut = end - start + tailSamples
+        guard endpointer.utterance.samples.count >= cut, speculation?.cut != cut else { return }
+        speculation?.cancel()
+        speculation = decode(upTo: cut)
+    }
+
+    private func finishWhole() throws -> Transcript {
+        let ended = DispatchTime.now().uptimeNanoseconds
+        let cut = cut ?? endpointer.utterance.samples.count
+        let job: SpeculativeDecode
+        if let speculation, speculation.cut == cut {
+            job = speculation
+        } else {
+            speculation?.cancel()
+            job = decode(upTo: cut)
+        }
+        speculation = nil
+        var transcript = try job.wait()
+        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
+        return transcript
+    }
+
+    /// Queues the decoding of the utterance's first `cut` samples on the listener's thread.
+    private func decode(upTo cut: Int) -> SpeculativeDecode {
+        let job = SpeculativeDecode(cut: cut)
+        decodingsStarted += 1
+        let samples = Array(endpointer.utterance.samples[..<cut])
+        let recognizer = LentRecognizer(recognizer)
+        worker.async {
+            guard !job.isCancelled else { return job.complete(.failure(CancellationError())) }
+            job.complete(Result { try recognizer.value.decodeWhole(samples) })
+        }
+        return job
+    }
+
+    // MARK: - Live mean
+
     private func feedNewSpeech() throws {
         let utterance = endpointer.utterance
         guard utterance.samples.count > fed else { return }
@@ -69,9 +158,52 @@ public final class UtteranceListener {
         fed = utterance.samples.count
     }
 
-    private func finishUtterance() throws -> Transcript {
+    private func finishLive() throws -> Transcript {
+        let ended = DispatchTime.now().uptimeNanoseconds
         recognizing = false
         fed = 0
-        return try recognizer.finishUtterance()
+        var transcript = try recognizer.finishUtterance()
+        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
+        return transcript
+    }
+}
+
+/// The recogniser handed to the listener's decoding queue. @unchecked: the listener runs every decoding on its
+/// one serial queue and touches the recogniser nowhere else while it has one queued (batch mean); with a live
+/// mean the queue is never used.
+private struct LentRecognizer: @unchecked Sendable {
+    let value: SpeechRecognizer
+    init(_ value: SpeechRecognizer) { self.value = value }
+}
+
+/// One queued decoding of an utterance's first `cut` samples, and its outcome once done.
+private final class SpeculativeDecode: @unchecked Sendable {
+    // @unchecked: `cancelled` and `outcome` are only touched under `lock`; `cut` never changes.
+    let cut: Int
+    private let lock = NSLock()
+    private var cancelled = false
+    private var outcome: Result<Transcript, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(cut: Int) { self.cut = cut }
+
+    /// Drops the result: speech went on after the pause it was started at. A decoding not yet begun is skipped.
+    func cancel() {
+        lock.withLock { cancelled = true }
+    }
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    func complete(_ result: Result<Transcript, any Error>) {
+        lock.withLock { outcome = result }
+        done.signal()
+    }
+
+    /// Blocks until the decoding is done and returns its transcript, or throws its error.
+    func wait() throws -> Transcript {
+        done.wait()
+        done.signal()
+        guard let outcome = lock.withLock({ outcome }) else { throw CancellationError() }
+        return try outcome.get()
     }
 }

@@ -13,6 +13,8 @@ public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConv
     case unsupportedFormat(PCMFormat)
     /// `process` or `finishUtterance` without `startUtterance`.
     case noUtterance
+    /// `decodeWhole` on a recogniser with a live cepstral mean, which decodes as audio arrives instead.
+    case wholeUtteranceNeedsBatchMean
 
     public var description: String {
         switch self {
@@ -27,6 +29,8 @@ public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConv
             return "the recogniser needs 16000 Hz mono audio, got \(format)"
         case .noUtterance:
             return "no utterance started: call startUtterance() first"
+        case .wholeUtteranceNeedsBatchMean:
+            return "decodeWhole needs a recogniser with the batch cepstral mean (this one decodes live, as audio arrives)"
         }
     }
 }

@@ -32,6 +32,7 @@ public final class SpeechRecognizer {
     var floor = MicrophoneFloor()
     var inUtterance = false
     var decodeSeconds = 0.0
+    var decodeCPUSeconds = 0.0
 
     static let phoneSearch = "phones"
 
@@ -117,6 +118,7 @@ public final class SpeechRecognizer {
         leadingPadding = 0
         floor.restart()
         decodeSeconds = 0
+        decodeCPUSeconds = 0
         inUtterance = true
         if options.cepstralMean == .live {
             // Live decoding cannot look ahead at the input, so it always gets the floor.
@@ -136,9 +138,11 @@ public final class SpeechRecognizer {
         if options.cepstralMean == .live {
             let samples = floor.adding(to: buffer.samples)
             audio.append(contentsOf: samples)
-            let started = Date()
+            let clock = DecodeClock()
             try decoder.process(samples)
-            decodeSeconds += Date().timeIntervalSince(started)
+            let spent = clock.elapsed()
+            decodeSeconds += spent.wall
+            decodeCPUSeconds += spent.cpu
         } else {
             audio.append(contentsOf: buffer.samples)
         }
@@ -148,33 +152,54 @@ public final class SpeechRecognizer {
     public func finishUtterance() throws -> Transcript {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         inUtterance = false
-        let started = Date()
-        var decoder = self.decoder
-        var signalToNoise: Double?
-        if options.cepstralMean == .batch {
-            signalToNoise = SignalToNoise.estimate(audio)
-            if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
-                decoder = noisyDecoder
-            }
-            if MicrophoneFloor.lacksNoiseFloor(audio) {
-                audio = floor.quiet() + floor.adding(to: audio) + floor.quiet()
-                leadingPadding = MicrophoneFloor.padding
-            }
-            try decoder.startUtteranceAtFrameZero()
-            try decoder.process(audio, fullUtterance: true)
-        } else {
-            try decoder.process(floor.quiet())
-        }
+        if options.cepstralMean == .batch { return try decodeWhole(audio) }
+        let clock = DecodeClock()
+        try decoder.process(floor.quiet())
         try decoder.endUtterance()
+        return try transcript(from: decoder, audio: audio, inputSamples: inputSamples, leadingPadding: leadingPadding,
+                              signalToNoise: nil, clock: clock, earlier: (decodeSeconds, decodeCPUSeconds))
+    }
+
+    /// Decodes `input` as one whole utterance (batch cepstral mean): what `finishUtterance` does with the
+    /// utterance's audio, callable on any audio without starting an utterance, and without touching one in
+    /// progress. `UtteranceListener` decodes a prefix of an utterance with it while the endpointer is still
+    /// waiting out the trailing silence. The same input always gives the same transcript.
+    public func decodeWhole(_ input: [Int16]) throws -> Transcript {
+        guard options.cepstralMean == .batch else { throw SpeechRecognitionError.wholeUtteranceNeedsBatchMean }
+        let clock = DecodeClock()
+        var decoder = self.decoder
+        let signalToNoise = SignalToNoise.estimate(input)
+        if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
+            decoder = noisyDecoder
+        }
+        var audio = input
+        var leadingPadding = 0
+        if MicrophoneFloor.lacksNoiseFloor(input) {
+            var floor = MicrophoneFloor()
+            audio = floor.quiet() + floor.adding(to: input) + floor.quiet()
+            leadingPadding = MicrophoneFloor.padding
+        }
+        try decoder.startUtteranceAtFrameZero()
+        try decoder.process(audio, fullUtterance: true)
+        try decoder.endUtterance()
+        return try transcript(from: decoder, audio: audio, inputSamples: input.count, leadingPadding: leadingPadding,
+                              signalToNoise: signalToNoise, clock: clock, earlier: (0, 0))
+    }
+
+    /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.
+    private func transcript(
+        from decoder: PocketSphinxDecoder, audio: [Int16], inputSamples: Int, leadingPadding: Int, signalToNoise: Double?,
+        clock: DecodeClock, earlier: (wall: Double, cpu: Double)
+    ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
         let segments = decoder.segments()
         let frames = decoder.frameCount
         var margin: Double?
         if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
-            margin = try phoneLoopMargin(decoder, grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
+            margin = try phoneLoopMargin(decoder, audio: audio, grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
                 - Self.insertionBonus(of: segments, decoder: decoder) / Double(frames)
         }
-        decodeSeconds += Date().timeIntervalSince(started)
+        let spent = clock.elapsed()
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
@@ -193,7 +218,9 @@ public final class SpeechRecognizer {
             else { options.measuresConfidence ? 0 : 1 }
         return Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
-            signalToNoise: signalToNoise, noisyDecoding: decoder !== self.decoder, audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate), decodeMilliseconds: decodeSeconds * 1000)
+            signalToNoise: signalToNoise, noisyDecoding: decoder !== self.decoder,
+            audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
+            decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
     }
 
     /// What has been heard so far in the unfinished utterance, for showing while the speaker still talks
@@ -227,7 +254,7 @@ public final class SpeechRecognizer {
 
     /// Decodes the utterance's audio again with the free phone loop, from the same starting CMN, and returns
     /// the grammar path's acoustic score minus the phone loop's, per frame, as a natural log.
-    func phoneLoopMargin(_ decoder: PocketSphinxDecoder, grammarScore: Double, frames: Int) throws -> Double {
+    func phoneLoopMargin(_ decoder: PocketSphinxDecoder, audio: [Int16], grammarScore: Double, frames: Int) throws -> Double {
         try decoder.useSearch(Self.phoneSearch)
         defer { try? decoder.useSearch(mainSearch) }
         if options.cepstralMean == .live { decoder.cepstralMean = initialMean }

@@ -28,13 +28,23 @@ public struct Transcript: Sendable, Equatable {
     /// Whether the utterance was decoded with the noisy-speech settings (`RecognitionOptions.noisy`).
     public var noisyDecoding: Bool
     public var audioSeconds: Double
-    /// Time spent decoding (both passes), milliseconds.
+    /// Time spent decoding (both passes), milliseconds of wall-clock time.
     public var decodeMilliseconds: Double
+    /// Processor time the decoding took (both passes, the decoding thread's own CPU time), milliseconds:
+    /// divided by `audioSeconds` (×1000) it is the real-time factor.
+    public var decodeCPUMilliseconds: Double
+    /// For an endpointed utterance (`UtteranceListener`): how long after the endpointer declared the end the
+    /// transcript was ready, milliseconds. Small when the decoding ran during the trailing silence; nil when
+    /// the utterance was not endpointed (a whole file, push-to-talk).
+    public var resultDelayMilliseconds: Double?
 
     public init(
         text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, signalToNoise: Double? = nil,
-        noisyDecoding: Bool = false, audioSeconds: Double, decodeMilliseconds: Double
+        noisyDecoding: Bool = false, audioSeconds: Double, decodeMilliseconds: Double, decodeCPUMilliseconds: Double = 0,
+        resultDelayMilliseconds: Double? = nil
     ) {
+        self.decodeCPUMilliseconds = decodeCPUMilliseconds
+        self.resultDelayMilliseconds = resultDelayMilliseconds
         self.signalToNoise = signalToNoise
         self.noisyDecoding = noisyDecoding
         self.text = text

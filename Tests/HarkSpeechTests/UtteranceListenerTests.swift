@@ -1,0 +1,147 @@
+import Foundation
+import HarkAudio
+import HarkCore
+@testable import HarkSpeech
+import Testing
+
+/// The listener decodes an utterance while the endpointer waits out its trailing silence, and the result is
+/// the one decoding the same audio at the end would give (docs/speech.md, "Decoding during the trailing silence").
+@Suite("Utterance listener", .serialized)
+struct UtteranceListenerTests {
+    static let rate = PCMFormat.speech.sampleRate
+
+    static func goForward() throws -> PCMBuffer {
+        try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+    }
+
+    static func quiet(_ seconds: Double) -> PCMBuffer {
+        PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: Int(seconds * Double(rate))))
+    }
+
+    /// Feeds `stream` in 100 ms blocks; returns the transcript, the block that ended the utterance and the first
+    /// block after which a decoding was queued.
+    static func feed(_ listener: UtteranceListener, _ stream: PCMBuffer) throws -> (Transcript?, end: Int?, firstDecoding: Int?) {
+        var firstDecoding: Int?
+        let block = rate / 10
+        for (index, start) in stride(from: 0, to: stream.samples.count, by: block).enumerated() {
+            let samples = Array(stream.samples[start..<min(start + block, stream.samples.count)])
+            let transcript = try listener.process(PCMBuffer(format: .speech, samples: samples))
+            if firstDecoding == nil, listener.decodingsStarted > 0 { firstDecoding = index }
+            if let transcript { return (transcript, index, firstDecoding) }
+        }
+        return (try listener.finish(), nil, firstDecoding)
+    }
+
+    @Test("Decoding starts 0.3 s into the trailing silence, 0.5 s before the endpoint, and its result is the transcript")
+    func decodesDuringTheTrailingSilence() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let endpointer = try Endpointer()
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
+        var stream = Self.quiet(0.5)
+        stream.append(try Self.goForward())
+        stream.append(Self.quiet(1.5))
+        let (transcript, end, firstDecoding) = try Self.feed(listener, stream)
+        let heard = try #require(transcript)
+        #expect(heard.text == "go forward ten meters")
+        #expect(listener.endReason == .trailingSilence)
+        // The endpointer needs 0.8 s of silence, the decoding 0.3 s: about five 100 ms blocks apart.
+        let started = try #require(firstDecoding)
+        let ended = try #require(end)
+        #expect((4...6).contains(ended - started), "decoding queued after block \(started), endpoint at block \(ended)")
+        // One decoding in all: the endpoint took the one already running.
+        #expect(listener.decodingsStarted == 1)
+        #expect(heard.resultDelayMilliseconds != nil)
+        // The decoded audio ends 0.3 s after the last speech, and decoding that audio whole gives the same result.
+        let start = try #require(endpointer.speechStartSample)
+        let last = try #require(endpointer.speechEndSample)
+        let cut = last - start + Int(0.3 * Double(Self.rate))
+        #expect(abs(heard.audioSeconds - Double(cut) / Double(Self.rate)) < 0.001)
+        let whole = try recognizer.decodeWhole(Array(endpointer.utterance.samples[..<cut]))
+        #expect(whole.text == heard.text)
+        #expect(whole.acousticMargin == heard.acousticMargin)
+        #expect(whole.words == heard.words)
+    }
+
+    @Test("Speech that resumes after a pause drops the decoding begun in the pause; the transcript covers both parts")
+    func speechAfterAPause() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let endpointer = try Endpointer()
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
+        // The recording without its own trailing quiet, then a pause longer than the decoded tail (0.3 s) and
+        // shorter than the endpointer's 0.8 s.
+        let recording = try Self.goForward()
+        let probe = try Endpointer()
+        try probe.process(recording)
+        let speechEnd = try #require(probe.speechEndSample)
+        let clip = PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
+        var stream = Self.quiet(0.5)
+        stream.append(clip)
+        stream.append(Self.quiet(0.55))
+        stream.append(clip)
+        stream.append(Self.quiet(1.5))
+        let (transcript, _, _) = try Self.feed(listener, stream)
+        let heard = try #require(transcript)
+        #expect(listener.decodingsStarted == 2)
+        // Both clips and the pause between them were decoded as one utterance.
+        #expect(heard.audioSeconds > 2 * clip.duration + 0.5)
+        let start = try #require(endpointer.speechStartSample)
+        let last = try #require(endpointer.speechEndSample)
+        let whole = try recognizer.decodeWhole(Array(endpointer.utterance.samples[..<(last - start + Int(0.3 * Double(Self.rate)))]))
+        #expect(whole.text == heard.text && whole.acousticMargin == heard.acousticMargin)
+    }
+
+    @Test("With a decoded tail as long as the trailing silence, decoding waits for the endpoint and hears the same words")
+    func decodingAtTheEndOnly() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(), decodedTail: 0.8)
+        var stream = Self.quiet(0.5)
+        stream.append(try Self.goForward())
+        stream.append(Self.quiet(1.5))
+        let (transcript, end, firstDecoding) = try Self.feed(listener, stream)
+        #expect(transcript?.text == "go forward ten meters")
+        #expect(firstDecoding == end)
+        #expect(listener.decodingsStarted == 1)
+    }
+
+    @Test("An utterance cut off by the end of the input is decoded whole; a reset drops a decoding in progress")
+    func endOfInputAndReset() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer())
+        var stream = Self.quiet(0.5)
+        stream.append(try Self.goForward())
+        let (transcript, end, _) = try Self.feed(listener, stream)
+        #expect(end == nil)
+        #expect(transcript?.text == "go forward ten meters")
+
+        // A decoding queued in a pause, then a reset: the next utterance is heard on its own.
+        listener.reset()
+        var paused = Self.quiet(0.5)
+        paused.append(try Self.goForward())
+        paused.append(Self.quiet(0.5))
+        for start in stride(from: 0, to: paused.samples.count, by: Self.rate / 10) {
+            let samples = Array(paused.samples[start..<min(start + Self.rate / 10, paused.samples.count)])
+            #expect(try listener.process(PCMBuffer(format: .speech, samples: samples)) == nil)
+        }
+        #expect(listener.decodingCut != nil)
+        listener.reset()
+        #expect(listener.decodingCut == nil)
+        var next = Self.quiet(0.5)
+        next.append(try Self.goForward())
+        next.append(Self.quiet(1.5))
+        let (again, _, _) = try Self.feed(listener, next)
+        #expect(again?.text == "go forward ten meters")
+    }
+
+    @Test("decodeWhole needs the batch mean; with a live mean the listener decodes as audio arrives")
+    func liveMean() throws {
+        let live = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .live))
+        #expect(throws: SpeechRecognitionError.wholeUtteranceNeedsBatchMean) { try live.decodeWhole([0, 0, 0]) }
+        let listener = UtteranceListener(recognizer: live, endpointer: try Endpointer())
+        var stream = Self.quiet(0.5)
+        stream.append(try Self.goForward())
+        stream.append(Self.quiet(1.5))
+        let (transcript, _, _) = try Self.feed(listener, stream)
+        #expect(transcript?.text == "go forward ten meters")
+        #expect(listener.decodingsStarted == 0)
+    }
+}
