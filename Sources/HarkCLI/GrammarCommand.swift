@@ -4,13 +4,16 @@ import HarkCore
 /// `hark grammar`: what the recogniser listens for, as PocketSphinx receives it.
 enum GrammarCommand: Command {
     static let name = "grammar"
-    static let abstract = "Print the JSGF grammar (or ARPA model) generated from a workspace, and its words"
+    static let abstract = "Print the JSGF grammar (or its automaton, or ARPA model) generated from a workspace, and its words"
     static let usage = """
-        USAGE: hark grammar [--workspace PATH] [--arpa | --words]
+        USAGE: hark grammar [--workspace PATH] [--fsg | --arpa | --words]
 
-        Prints the factored JSGF grammar the recogniser decodes with: every intent example with its entity
-        mentions replaced by rules listing all values and synonyms, number words for @sys-number.
+        Prints the factored JSGF grammar of the workspace: every intent example with its entity mentions
+        replaced by rules listing all values and synonyms, number words for @sys-number. The recogniser
+        decodes the same language as a minimal word automaton (--fsg), far smaller than PocketSphinx's own
+        expansion of the JSGF.
           --workspace PATH  Watson Assistant v1 workspace JSON (default Intents/home.json)
+          --fsg             print that automaton in PocketSphinx's FSG format, its size on standard error
           --arpa            print the trigram ARPA language model of the same sentences instead
           --words           print the vocabulary, one word per line
         """
@@ -19,10 +22,16 @@ enum GrammarCommand: Command {
         let workspacePath = try args.option("--workspace")
         let arpa = try args.flag("--arpa")
         let words = try args.flag("--words")
+        let fsg = try args.flag("--fsg")
         try args.finish()
-        if arpa && words { throw UsageError(message: "--arpa and --words exclude each other") }
+        if [arpa, words, fsg].filter({ $0 }).count > 1 { throw UsageError(message: "--fsg, --arpa and --words exclude each other") }
         let grammar = SpeechGrammar(workspace: try loadWorkspace(workspacePath))
-        if words {
+        if fsg {
+            let automaton: WordAutomaton
+            do { automaton = try WordAutomaton(grammar: grammar) } catch { throw CommandFailure(message: "\(error)", exitCode: 65) }
+            printError("hark grammar: \(automaton.stateCount) states, \(automaton.transitionCount) word transitions")
+            print(automaton.fsg(name: "grammar"), terminator: "")
+        } else if words {
             for word in grammar.vocabulary { Output.line(word) }
         } else {
             print(arpa ? grammar.arpaLanguageModel() : grammar.jsgf, terminator: "")

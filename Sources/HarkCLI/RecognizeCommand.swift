@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--noisy-below DB|off] [--denoise DB]
-                              [--cmn batch|live] [--stream [--decoded-tail S] [--unpaced]] [--json]
+                              [--cmn batch|live] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
@@ -26,6 +26,8 @@ enum RecognizeCommand: Command {
           --cmn M           cepstral mean normalisation: batch (default: over the whole utterance, so decoding waits for
                             its end) or live (a running mean, so the audio is decoded as it arrives; an experiment for
                             decoding while the speaker talks, docs/speech.md)
+          --decoder-args A  extra PocketSphinx arguments for both decoders, as name-value pairs in one argument
+                            (e.g. "-maxhmmpf 3000 -beam 1e-60"), overriding Hark's: for experiments (docs/speech.md)
           --stream          feed each file to the endpointer in 100 ms blocks at real-time pace, as the microphone
                             would (`hark run`'s path), and report its first utterance: the transcript comes when the
                             endpointer hears 0.8 s of silence after the speech, and result_delay_ms says how long
@@ -50,6 +52,16 @@ enum RecognizeCommand: Command {
         let cmn = try args.option("--cmn", parse: { ["batch": RecognitionOptions.CepstralMean.batch, "live": .live][$0] }, expected: "batch or live")
         let json = try args.flag("--json")
         let stream = try args.flag("--stream")
+        let decoderArgs = try args.option("--decoder-args", parse: { text -> [String: String]? in
+            let parts = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard !parts.isEmpty, parts.count % 2 == 0 else { return nil }
+            var pairs: [String: String] = [:]
+            for i in stride(from: 0, to: parts.count, by: 2) {
+                guard parts[i].hasPrefix("-"), parts[i].count > 1 else { return nil }
+                pairs[parts[i]] = parts[i + 1]
+            }
+            return pairs
+        }, expected: "PocketSphinx name-value pairs such as \"-maxhmmpf 3000\"")
         let unpaced = try args.flag("--unpaced")
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")
@@ -66,6 +78,7 @@ enum RecognizeCommand: Command {
         if (decodedTail != nil || unpaced) && !stream { throw UsageError(message: "--decoded-tail and --unpaced need --stream") }
         let workspace = try loadWorkspace(workspacePath)
         var options = RecognitionOptions(search: search, cepstralMean: cmn ?? .batch, measuresConfidence: !noConfidence && search == .grammar)
+        if let decoderArgs { options.decoderArguments = decoderArgs }
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil

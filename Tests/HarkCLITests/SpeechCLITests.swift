@@ -16,6 +16,18 @@ struct SpeechCLITests {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
+    @Test("hark grammar --fsg prints the word automaton the recogniser decodes with; two outputs at once is a usage error")
+    func grammarAutomaton() throws {
+        let r = try CLITests.hark(["grammar", "--fsg"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.first == "FSG_BEGIN grammar" && lines.last == "FSG_END")
+        #expect(lines.contains { $0.hasPrefix("TRANSITION ") && $0.hasSuffix(" light") }, "\(r.stdout.prefix(400))")
+        #expect(r.stderr.contains("states") && r.stderr.contains("word transitions"), "\(r.stderr)")
+        let both = try CLITests.hark(["grammar", "--fsg", "--arpa"])
+        #expect(both.status == 64 && both.stderr.contains("exclude"), "\(both.stderr)")
+    }
+
     @Test("hark recognize --stream feeds a file through the endpointer: the first utterance, why it ended, when its result was ready")
     func recognizeStreamed() throws {
         let dir = try Self.scratch()

@@ -189,13 +189,21 @@ private final class SpeculativeDecode: @unchecked Sendable {
 
     /// Drops the result: speech went on after the pause it was started at. A decoding not yet begun is skipped.
     func cancel() {
-        lock.withLock { cancelled = true }
+        lock.lock()
+        cancelled = true
+        lock.unlock()
     }
 
-    var isCancelled: Bool { lock.withLock { cancelled } }
+    var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
 
     func complete(_ result: Result<Transcript, any Error>) {
-        lock.withLock { outcome = result }
+        lock.lock()
+        outcome = result
+        lock.unlock()
         done.signal()
     }
 
@@ -203,7 +211,10 @@ private final class SpeculativeDecode: @unchecked Sendable {
     func wait() throws -> Transcript {
         done.wait()
         done.signal()
-        guard let outcome = lock.withLock({ outcome }) else { throw CancellationError() }
-        return try outcome.get()
+        lock.lock()
+        let result = outcome
+        lock.unlock()
+        guard let result else { throw CancellationError() }
+        return try result.get()
     }
 }

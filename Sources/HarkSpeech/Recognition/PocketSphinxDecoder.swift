@@ -50,6 +50,17 @@ public final class PocketSphinxDecoder {
         try PocketSphinxError.check(ps_set_jsgf_string(decoder, name, jsgf), "ps_set_jsgf_string", "the grammar '\(name)' was not accepted")
     }
 
+    /// Adds a grammar search called `name` from a finite-state grammar file (PocketSphinx's FSG text format),
+    /// weighted by the decoder's language weight as a JSGF grammar would be. The corresponding C functions are
+    /// `fsg_model_readfile` and `ps_set_fsg`.
+    public func addFiniteStateGrammar(name: String, file: URL) throws(PocketSphinxError) {
+        guard let fsg = fsg_model_readfile(file.path, ps_get_logmath(decoder), Float(floatSetting("-lw"))) else {
+            throw PocketSphinxError(function: "fsg_model_readfile", code: -1, message: "could not read the finite-state grammar \(file.path)")
+        }
+        defer { fsg_model_free(fsg) }  // the search keeps its own reference
+        try PocketSphinxError.check(ps_set_fsg(decoder, name, fsg), "ps_set_fsg", "the grammar '\(name)' was not accepted")
+    }
+
     /// Adds an n-gram search called `name` from an ARPA or binary LM file. The corresponding C function is
     /// `ps_set_lm_file`.
     public func addLanguageModel(name: String, file: URL) throws(PocketSphinxError) {

@@ -9,6 +9,8 @@ public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConv
     case unknownWords([String], dictionary: String, reason: String)
     /// The workspace has no example the grammar can hold.
     case emptyGrammar(workspace: String)
+    /// The workspace's grammar has no finite word automaton (a rule that uses itself).
+    case invalidGrammar(workspace: String, reason: String)
     /// Audio that is not 16 kHz mono.
     case unsupportedFormat(PCMFormat)
     /// `process` or `finishUtterance` without `startUtterance`.
@@ -25,6 +27,8 @@ public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConv
                 + words.joined(separator: ", ")
         case .emptyGrammar(let workspace):
             return "workspace \(workspace) has no intent example to build a speech grammar from"
+        case .invalidGrammar(let workspace, let reason):
+            return "workspace \(workspace): cannot build its speech grammar: \(reason)"
         case .unsupportedFormat(let format):
             return "the recogniser needs 16000 Hz mono audio, got \(format)"
         case .noUtterance:

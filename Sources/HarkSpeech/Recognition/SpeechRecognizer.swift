@@ -71,9 +71,22 @@ public final class SpeechRecognizer {
 
         let search: String
         var languageModel: URL?
+        var finiteStateGrammar: URL?
         switch options.search {
         case .grammar:
             search = "grammar"
+            // The grammar as a minimal word automaton rather than JSGF: PocketSphinx's own JSGF expansion copies
+            // rules into a search graph up to hundreds of times larger, and its search walks every state of it
+            // at every frame (WordAutomaton).
+            if let grammar {
+                let automaton: WordAutomaton
+                do { automaton = try WordAutomaton(grammar: grammar) } catch {
+                    throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
+                }
+                let file = scratch.appendingPathComponent("words.fsg")
+                try automaton.fsg(name: search).write(to: file, atomically: true, encoding: .utf8)
+                finiteStateGrammar = file
+            }
         case .languageModel:
             search = "ngram"
             let file = scratch.appendingPathComponent("words.arpa")
@@ -87,6 +100,8 @@ public final class SpeechRecognizer {
             let decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
             if let languageModel {
                 try decoder.addLanguageModel(name: search, file: languageModel)
+            } else if let finiteStateGrammar {
+                try decoder.addFiniteStateGrammar(name: search, file: finiteStateGrammar)
             } else {
                 try decoder.addGrammar(name: search, jsgf: grammar?.jsgf ?? "")
             }
