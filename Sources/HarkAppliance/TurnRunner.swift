@@ -85,6 +85,7 @@ public final class TurnRunner: Sendable {
             if let snr = t.signalToNoise { data["snr_db"] = .number(rounded(snr, 1)) }
             data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
             if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }
+            if let heard = t.utteranceSeconds { data["utterance_seconds"] = .number(rounded(heard)) }
             recorder.record(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, data, turn: turnID)
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.

@@ -128,6 +128,7 @@ public final class UtteranceListener {
         speculation = nil
         var transcript = try job.wait()
         transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
+        transcript.utteranceSeconds = endpointer.utterance.duration
         return transcript
     }
 
@@ -164,6 +165,7 @@ public final class UtteranceListener {
         fed = 0
         var transcript = try recognizer.finishUtterance()
         transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
+        transcript.utteranceSeconds = endpointer.utterance.duration
         return transcript
     }
 }

@@ -37,6 +37,9 @@ public struct Transcript: Sendable, Equatable {
     /// transcript was ready, milliseconds. Small when the decoding ran during the trailing silence; nil when
     /// the utterance was not endpointed (a whole file, push-to-talk).
     public var resultDelayMilliseconds: Double?
+    /// For an endpointed utterance: seconds of audio the listener took in before the utterance ended (its padded
+    /// start to the end decision). The decoded audio (`audioSeconds`) stops 0.3 s after the last speech instead.
+    public var utteranceSeconds: Double?
 
     public init(
         text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, signalToNoise: Double? = nil,
