@@ -132,25 +132,20 @@ enum RecognizeCommand: Command {
     }
 
     /// `audio` through an endpointer and an `UtteranceListener` in 100 ms blocks, each handed over when the
-    /// microphone would have delivered it: the first utterance's transcript and why it ended.
+    /// microphone would have delivered it (`PacedAudioSource`, as `hark run --input` does): the first
+    /// utterance's transcript and why it ended.
     static func streamed(_ audio: PCMBuffer, file: String, recognizer: SpeechRecognizer, decodedTail: Double,
                          paced: Bool) throws -> (Transcript, String) {
         let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(), decodedTail: decodedTail)
-        let block = PCMFormat.speech.sampleRate / 10
-        let start = DispatchTime.now().uptimeNanoseconds
-        var offset = 0
-        while offset < audio.samples.count {
-            let end = min(audio.samples.count, offset + block)
-            // The block is complete when its last sample has been "spoken".
-            let due = start + UInt64(Double(end) / Double(PCMFormat.speech.sampleRate) * 1e9)
-            let now = DispatchTime.now().uptimeNanoseconds
-            if paced, due > now { Thread.sleep(forTimeInterval: Double(due - now) / 1e9) }
-            if let transcript = try listener.process(PCMBuffer(format: .speech, samples: Array(audio.samples[offset..<end]))) {
-                return (transcript, listener.endReason == .maximumLength ? "maximum_length" : "trailing_silence")
-            }
-            offset = end
+        let source: any AudioSource = paced ? PacedAudioSource(BufferedAudioSource(audio)) : BufferedAudioSource(audio)
+        guard let transcript = try listener.listen(to: source, blockFrames: PCMFormat.speech.sampleRate / 10) else {
+            throw CommandFailure(message: "\(file): no speech found", exitCode: 65)
         }
-        guard let transcript = try listener.finish() else { throw CommandFailure(message: "\(file): no speech found", exitCode: 65) }
-        return (transcript, "input_ended")
+        let endpoint = switch listener.endReason {
+        case .maximumLength: "maximum_length"
+        case .trailingSilence: "trailing_silence"
+        case nil: "input_ended"
+        }
+        return (transcript, endpoint)
     }
 }

@@ -161,14 +161,6 @@ public final class RoomAudio: Sendable {
         #endif
     }
 
-    /// CPU time of the calling thread, seconds (`CLOCK_THREAD_CPUTIME_ID`): what a rooms thread measures its own
-    /// work with.
-    public static func threadCPU() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
     /// Takes a closed socket out of the mix. A member whose last audio socket in the room closed (they hung up,
     /// or vanished and missed the pings) leaves the room, so the others see `member:left`.
     func detach(_ channel: AudioChannel) {

@@ -1,4 +1,5 @@
 import Foundation
+import HarkAudio
 import HarkHTTP
 #if canImport(Glibc)
 import Glibc
@@ -37,9 +38,9 @@ struct Mixer {
     mutating func run() {
         var deadline = Self.monotonic()
         while let channels = audio.channelsOrStop() {
-            let cpuBefore = RoomAudio.threadCPU()
+            let cpuBefore = ThreadTime.cpuSeconds()
             let blocks = tick(channels)
-            let cpu = RoomAudio.threadCPU() - cpuBefore
+            let cpu = ThreadTime.cpuSeconds() - cpuBefore
             deadline += Self.tickNanoseconds
             let now = Self.monotonic()
             let late = now > deadline + Self.tickNanoseconds

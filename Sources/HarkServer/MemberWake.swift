@@ -159,13 +159,13 @@ private final class MemberWakeWorker: @unchecked Sendable {
             let kept = Int(listening.endpointer.noiseFloorWindow * Double(PCMFormat.speech.sampleRate))
             watch.background += samples
             if watch.background.count > kept { watch.background.removeFirst(watch.background.count - kept) }
-            let before = RoomAudio.threadCPU()
+            let before = ThreadTime.cpuSeconds()
             let hit: WakeHit?
             do { hit = try watch.spotter.detect(buffer) } catch {
                 turns.recorder.record(.error, "room wake phrase: \(error)", ["source": "room", "room": .string(key.room), "member": .string(key.member)])
                 hit = nil
             }
-            let cpu = RoomAudio.threadCPU() - before
+            let cpu = ThreadTime.cpuSeconds() - before
             wake.counters.withLock { s in
                 s.spottedSeconds += buffer.duration
                 s.spottingCPUSeconds += cpu

@@ -100,24 +100,23 @@ public final class UtteranceListener {
 
     // MARK: - Batch mean: decoding during the trailing silence
 
-    /// Where the decoded audio ends: `decodedTail` after the last speech, or the utterance's end if sooner.
-    private var cut: Int? {
+    /// Where the decoded audio ends, in samples from the utterance's start: `decodedTail` after the last speech
+    /// (possibly beyond the audio so far).
+    private var cutAfterLastSpeech: Int? {
         guard let start = endpointer.speechStartSample, let end = endpointer.speechEndSample else { return nil }
-        return min(endpointer.utterance.samples.count, end - start + tailSamples)
+        return end - start + tailSamples
     }
 
     /// Once `decodedTail` of quiet has followed the last speech, starts decoding the utterance up to there.
     private func speculateAtPause() {
-        guard let start = endpointer.speechStartSample, let end = endpointer.speechEndSample else { return }
-        let cut = end - start + tailSamples
-        guard endpointer.utterance.samples.count >= cut, speculation?.cut != cut else { return }
+        guard let cut = cutAfterLastSpeech, endpointer.utterance.samples.count >= cut, speculation?.cut != cut else { return }
         speculation?.cancel()
         speculation = decode(upTo: cut)
     }
 
     private func finishWhole() throws -> Transcript {
         let ended = DispatchTime.now().uptimeNanoseconds
-        let cut = cut ?? endpointer.utterance.samples.count
+        let cut = min(endpointer.utterance.samples.count, cutAfterLastSpeech ?? .max)
         let job: SpeculativeDecode
         if let speculation, speculation.cut == cut {
             job = speculation
