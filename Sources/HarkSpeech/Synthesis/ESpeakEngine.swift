@@ -92,7 +92,18 @@ enum ESpeakEngine {
                                      Unmanaged.passUnretained(context).toOpaque())
             }
         }
+        if status != ENS_OK { resetReader() }
         try ESpeakError.check(status, "espeak_ng_Synthesize")
+    }
+
+    /// Empties eSpeak's text reader after a synthesis that stopped early. eSpeak keeps the characters it
+    /// had read ahead but not spoken, and only a new synthesis clears them; `espeak_TextToPhonemes` does
+    /// not, so a pronunciation asked for next began with them: "hark" came out `a h A@ k` after a reply
+    /// stopped in "And again" (measured with libespeak-ng 1.51; `espeak_ng_Cancel` leaves them too).
+    /// Synthesising the empty text runs the reader's start-up and produces no audio; with no
+    /// `user_data` the callback ignores whatever it might hand over.
+    private static func resetReader() {
+        _ = espeak_ng_Synthesize("", 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
     }
 }
 
