@@ -4,10 +4,17 @@
 # Debian packages sphinxtrain, sphinxbase-utils, pocketsphinx, pocketsphinx-en-us, sox, python3-numpy and
 # python3-yaml. See docs/model-adaptation.md.
 #
-# usage: scripts/adapt-model.sh              build the adapted model from all dev clips (0-7)  (~3-5 min)
-#        scripts/adapt-model.sh --evaluate   also the honest within-dev check: adapt on dev clips 0-3,
-#                                            decode dev clips 4-7 with and without adaptation at clean and
-#                                            every SNR, and decode unrelated audio (~25 min on 1 busy core)
+# usage: scripts/adapt-model.sh [--noise kitchen|general] [--evaluate]
+#          build the adapted model from all dev clips (0-7)  (~3-5 min)
+#   --noise general   mix the dev clips with general noise (scripts/adapt/general_noise.py: generated noise,
+#                     clatter and babble made from other speech), never the kitchen recording: the model
+#                     a default may be (en-us-general); kitchen (the default) adapts to the benchmark's own
+#                     noise recording (en-us-kitchen), an experiment that measures that recording
+#   --evaluate        kitchen only: the within-dev check with pocketsphinx_batch (adapt on dev clips 0-3,
+#                     decode dev clips 4-7 at clean and every SNR) and unrelated audio (~25 min on 1 busy
+#                     core); the general model is checked through hark by scripts/adapt/hark_eval.py
+#   --held-out        also adapt a model on dev clips 0-3 only (en-us-NOISE-0123), for hark_eval.py to decode
+#                     clips 4-7 with
 # env:   ADAPT_DIR (cache, default .build/adapt), HARK_BENCHMARKS (default: shared/benchmarks searched upward)
 #
 # Result: $ADAPT_DIR/en-us-kitchen/ — a complete model directory (the stock files plus adapted `means`);
@@ -23,12 +30,28 @@ DICT=/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict
 ST=/usr/lib/sphinxtrain
 ADAPT_SEED=7          # never the benchmark's 20240601: adaptation must not see the evaluation noise segments
 ADAPT_SNRS="6 9"      # noisy conditions only: adding clean/high-SNR copies pulled the means back (docs)
+GENERAL_BANK_SEED=11  # general_noise.py's defaults, named here so the recipe is in one place
+GENERAL_MIX_SEED=12
+GENERAL_COPIES=2      # noise draws per clip and SNR, each of a randomly chosen type
 EVALUATE=no
-case "${1:-}" in
-  "") ;;
-  --evaluate) EVALUATE=yes ;;
-  *) echo "adapt-model.sh: unknown argument '$1' (use --evaluate or nothing)" >&2; exit 2 ;;
-esac
+HELD_OUT=no
+NOISE=kitchen
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --evaluate) EVALUATE=yes ;;
+    --held-out) HELD_OUT=yes ;;
+    --noise)
+      [ $# -ge 2 ] || { echo "adapt-model.sh: --noise needs kitchen or general" >&2; exit 2; }
+      case "$2" in kitchen|general) NOISE=$2 ;; *) echo "adapt-model.sh: --noise '$2': use kitchen or general" >&2; exit 2 ;; esac
+      shift ;;
+    *) echo "adapt-model.sh: unknown argument '$1' (use --noise kitchen|general, --held-out, --evaluate)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ "$NOISE" = general ] && [ "$EVALUATE" = yes ]; then
+  echo "adapt-model.sh: --evaluate is the kitchen recipe's check; evaluate the general model with scripts/adapt/hark_eval.py" >&2
+  exit 2
+fi
 
 for tool in "$ST/bw" "$ST/map_adapt" "$(command -v sphinx_fe || echo sphinx_fe)" \
             "$(command -v pocketsphinx_batch || echo pocketsphinx_batch)" \
@@ -57,28 +80,46 @@ if [ ! -f "$OUT/base/mixture_weights" ]; then
   python3 "$HELP/sendump2mixw.py" "$STOCK/sendump" "$OUT/base/mixture_weights" >/dev/null
 fi
 
-# 2. Adaptation audio: clean dev clips and noisy copies by the benchmark's mixer, with our own seed.
-if [ ! -f "$OUT/mix-seed$ADAPT_SEED/.done" ]; then
-  say "mixing dev clips, seed $ADAPT_SEED, SNRs $ADAPT_SNRS"
-  python3 "$BENCH/mix.py" "$OUT/mix-seed$ADAPT_SEED" --half dev --seed $ADAPT_SEED --snr $ADAPT_SNRS >/dev/null
-  touch "$OUT/mix-seed$ADAPT_SEED/.done"
+# 2. Adaptation audio: clean dev clips and noisy copies. Kitchen: the benchmark's mixer with our own seed.
+#    General: the same mixing rule with general_noise.py's bank, GENERAL_COPIES draws per clip and SNR.
+if [ "$NOISE" = kitchen ]; then
+  MIX="$OUT/mix-seed$ADAPT_SEED"
+  CONDS=$(for snr in $ADAPT_SNRS; do printf '%sdb ' "$snr"; done)
+  if [ ! -f "$MIX/.done" ]; then
+    say "mixing dev clips, seed $ADAPT_SEED, SNRs $ADAPT_SNRS"
+    python3 "$BENCH/mix.py" "$MIX" --half dev --seed $ADAPT_SEED --snr $ADAPT_SNRS >/dev/null
+    touch "$MIX/.done"
+  fi
+else
+  MIX="$OUT/mix-general"
+  CONDS=$(for snr in $ADAPT_SNRS; do for c in $(seq 1 $GENERAL_COPIES); do printf '%sdb-%s ' "$snr" "$(echo abcdefgh | cut -c"$c")"; done; done)
+  if [ ! -f "$OUT/noise-bank/.done" ]; then
+    say "general noise bank, seed $GENERAL_BANK_SEED"
+    python3 "$HELP/general_noise.py" bank "$OUT/noise-bank" --seed $GENERAL_BANK_SEED
+    touch "$OUT/noise-bank/.done"
+  fi
+  if [ ! -f "$MIX/.done" ]; then
+    say "mixing dev clips with general noise, seed $GENERAL_MIX_SEED, SNRs $ADAPT_SNRS, $GENERAL_COPIES copies"
+    python3 "$HELP/general_noise.py" mix --bank "$OUT/noise-bank" --out "$MIX" --snr $ADAPT_SNRS \
+      --copies $GENERAL_COPIES --seed $GENERAL_MIX_SEED
+    touch "$MIX/.done"
+  fi
 fi
 
 # 3. Word transcripts: each clean clip decoded against a grammar that forces its labelled slot values.
 if [ ! -f "$OUT/dev.lsn" ]; then
   say "forced transcripts of the clean dev clips"
-  python3 "$HELP/transcripts.py" --wavdir "$OUT/mix-seed$ADAPT_SEED/clean" --digits 01234567 --work "$OUT" \
+  python3 "$HELP/transcripts.py" --wavdir "$MIX/clean" --digits 01234567 --work "$OUT" \
     --out-lsn "$OUT/dev.lsn.tmp" --out-ctl "$OUT/dev.ctl.tmp"
   mv "$OUT/dev.ctl.tmp" "$OUT/dev.ctl"; mv "$OUT/dev.lsn.tmp" "$OUT/dev.lsn"
 fi
 
 # 4. Features with the model's own front-end parameters.
-for snr in $ADAPT_SNRS; do
-  c=${snr}db
+for c in $CONDS; do
   if [ ! -f "$OUT/mfc/$c/.done" ]; then
     say "features $c"
     mkdir -p "$OUT/mfc/$c"
-    sphinx_fe -argfile "$STOCK/feat.params" -samprate 16000 -c "$OUT/dev.ctl" -di "$OUT/mix-seed$ADAPT_SEED/$c" \
+    sphinx_fe -argfile "$STOCK/feat.params" -samprate 16000 -c "$OUT/dev.ctl" -di "$MIX/$c" \
       -do "$OUT/mfc/$c" -ei wav -eo mfc -mswav yes >"$OUT/mfc/$c.log" 2>&1
     touch "$OUT/mfc/$c/.done"
   fi
@@ -87,13 +128,13 @@ done
 # 5. Baum-Welch statistics over the chosen clips, then MAP. Only the means are kept: re-estimated variances and
 #    mixture weights made 6 dB decoding worse (docs/model-adaptation.md).
 adapt() {  # adapt DIGITS MODEL_DIR
-  local digits=$1 model=$2 work="$OUT/work-$1"
+  local digits=$1 model=$2 work="$OUT/work-$NOISE-$1"
   [ -f "$model/means" ] && return 0
-  say "bw over dev clips [$digits] at $ADAPT_SNRS dB"
+  say "bw over dev clips [$digits]: $CONDS"
   mkdir -p "$work/accum"
   : >"$work/ctl"; : >"$work/lsn"
-  for snr in $ADAPT_SNRS; do
-    grep "^[$digits]" "$OUT/dev.ctl" | sed "s|^|${snr}db/|" >>"$work/ctl"
+  for c in $CONDS; do
+    grep "^[$digits]" "$OUT/dev.ctl" | sed "s|^|$c/|" >>"$work/ctl"
     grep "([$digits][^)]*)\$" "$OUT/dev.lsn" >>"$work/lsn"
   done
   "$ST/bw" -moddeffn "$OUT/base/mdef.txt" -ts2cbfn .ptm. -meanfn "$OUT/base/means" -varfn "$OUT/base/variances" \
@@ -113,13 +154,25 @@ adapt() {  # adapt DIGITS MODEL_DIR
   rm -rf "$model"; mv "$model.tmp" "$model"
 }
 
-adapt 01234567 "$OUT/en-us-kitchen"
-say "adapted model: $OUT/en-us-kitchen  (sha256 of means: $(sha256sum "$OUT/en-us-kitchen/means" | cut -c1-16))"
+adapt 01234567 "$OUT/en-us-$NOISE"
+say "adapted model: $OUT/en-us-$NOISE  (sha256 of means: $(sha256sum "$OUT/en-us-$NOISE/means" | cut -c1-16))"
+if [ "$NOISE" = general ]; then
+  # The shipped copy is Models/en-us-noisy.means; say whether this build reproduced it.
+  if [ "$(sha256sum <"$OUT/en-us-general/means" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$ROOT/Models/adaptation/en-us-noisy.sha256")" ]; then
+    say "the same bytes as the shipped Models/en-us-noisy.means"
+  else
+    say "differs from the shipped Models/en-us-noisy.means (Models/adaptation/en-us-noisy.sha256)"
+  fi
+fi
+if [ "$HELD_OUT" = yes ]; then
+  adapt 0123 "$OUT/en-us-$NOISE-0123"
+  say "held-out model (dev clips 0-3 only): $OUT/en-us-$NOISE-0123"
+fi
 
 [ "$EVALUATE" = yes ] || exit 0
 
 # 6. Within-dev evaluation: adapt on dev clips 0-3 only, decode dev clips 4-7 mixed with the benchmark's seed.
-adapt 0123 "$OUT/en-us-kitchen-0123"
+adapt 0123 "$OUT/en-us-$NOISE-0123"
 if [ ! -f "$OUT/mix-eval/.done" ]; then
   say "mixing dev clips with the benchmark seed 20240601"
   python3 "$BENCH/mix.py" "$OUT/mix-eval" --half dev >/dev/null

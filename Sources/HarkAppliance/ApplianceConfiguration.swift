@@ -75,6 +75,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
 
     /// Acoustic model directory (nil = Debian's en-us); thresholds a spoken command must reach to be acted on.
     public var acousticModel: String?
+    /// Gaussian means for utterances decoded as noisy: a file, "none" for the acoustic model's own, or nil for
+    /// the shipped `Models/en-us-noisy.means` (with the stock acoustic model).
+    public var noisyMeans: String?
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
     public var intentThreshold = Understanding.reportingThreshold
 
@@ -211,6 +214,7 @@ extension ApplianceConfiguration {
             "understanding": { v, p throws(ConfigurationError) in
                 try reader.read(try reader.object(v, p), path: p, known: [
                     "acoustic_model": { v, p throws(ConfigurationError) in c.acousticModel = try reader.optionalString(v, p) },
+                    "noisy_means": { v, p throws(ConfigurationError) in c.noisyMeans = try reader.optionalString(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
                     "intent_threshold": { v, p throws(ConfigurationError) in c.intentThreshold = try reader.number(v, p, in: 0...1) },
                 ])

@@ -63,12 +63,24 @@ public struct ApplianceParts {
         return try SpeechSynthesizer(voice: c.voice, rate: c.rate, pitch: c.pitch, volume: c.volume)
     }
 
-    /// Debian's en-us model, or the configuration's acoustic model with that model's dictionary and phone model.
+    /// The shipped `Models/en-us-noisy.means`, if the caller found it (HarkCLI looks in the checkout or the
+    /// package's share directory): the noisy-speech means `speechModel` uses unless configured otherwise.
+    public var shippedNoisyMeans: URL?
+
+    /// Debian's en-us model, or the configuration's acoustic model with that model's dictionary and phone model;
+    /// with the configured noisy-speech means, else the shipped ones for the stock model.
     public var speechModel: SpeechModel {
-        let model = SpeechModel()
-        guard let acoustic = configuration.acousticModel else { return model }
-        return SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
-                           phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
+        var model = SpeechModel()
+        if let acoustic = configuration.acousticModel {
+            model = SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
+                                phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
+        }
+        switch configuration.noisyMeans {
+        case "none": model.noisyMeans = nil
+        case let path?: model.noisyMeans = configuration.resolve(path)
+        case nil: model.noisyMeans = configuration.acousticModel == nil ? shippedNoisyMeans : nil
+        }
+        return model
     }
 
     /// Dialog actions that no configured device can run, named by node (docs/device-actions.md).

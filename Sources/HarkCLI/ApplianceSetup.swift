@@ -17,7 +17,7 @@ enum ApplianceSetup {
         let workspace = try loadWorkspace(workspacePath, quiet: true)
         let dataDirectory = dataOverride.map { URL(fileURLWithPath: $0) }
             ?? configuration.dataDirectory.map { configuration.resolve($0) } ?? DataDirectory.default.url
-        let parts: ApplianceParts
+        var parts: ApplianceParts
         do {
             parts = try ApplianceParts(configuration: configuration, workspace: workspace, dataDirectory: dataDirectory)
         } catch {
@@ -27,6 +27,7 @@ enum ApplianceSetup {
             case .dataDirectory(let m): throw CommandFailure(message: "\(dataDirectory.path): \(m)", exitCode: 73)
             }
         }
+        parts.shippedNoisyMeans = SpeechCLI.modelsFile(SpeechModel.noisyMeansFileName)
         for warning in parts.assistant.warnings + parts.actionWarnings {
             printError("warning: \(workspacePath): \(warning)")
         }

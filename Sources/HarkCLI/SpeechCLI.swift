@@ -10,17 +10,37 @@ enum SpeechCLI {
                             en-us-phone.lm.bin (default \(SpeechModel.defaultDirectory.path))
           --acoustic-model DIR  use this acoustic model instead of DIR/en-us (e.g. one adapted by
                             scripts/adapt-model.sh, docs/model-adaptation.md)
+          --noisy-means F   Gaussian means for utterances decoded as noisy (default Models/en-us-noisy.means
+                            with the stock acoustic model; none: the acoustic model's own)
         """
 
     static func model(_ args: inout Arguments) throws -> SpeechModel {
         let dir = try args.option("--model")
         let acoustic = try args.option("--acoustic-model")
+        let noisyMeans = try args.option("--noisy-means")
         var model = dir.map { SpeechModel(directory: URL(fileURLWithPath: $0)) } ?? SpeechModel()
         if let acoustic {
             model = SpeechModel(acousticModel: URL(fileURLWithPath: acoustic), dictionary: model.dictionary,
                                 phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
         }
+        model.noisyMeans = try Self.noisyMeans(noisyMeans, customAcousticModel: acoustic != nil, option: "--noisy-means")
         return model
+    }
+
+    /// The noisy-speech means to use: `setting` ("none", or a file that must exist), else the shipped
+    /// `Models/en-us-noisy.means` unless the acoustic model is not the stock one (the shipped means are the
+    /// stock model's, adapted; another model brings its own). `option` names the setting in the error.
+    static func noisyMeans(_ setting: String?, customAcousticModel: Bool, option: String) throws -> URL? {
+        switch setting {
+        case "none": return nil
+        case let path?:
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw CommandFailure(message: "\(option) \(path): no such readable file", exitCode: 66)
+            }
+            return URL(fileURLWithPath: path)
+        case nil:
+            return customAcousticModel ? nil : modelsFile(SpeechModel.noisyMeansFileName)
+        }
     }
 
     /// `Models/pronunciations.dict` next to the working directory or the executable's repository, if any.

@@ -19,6 +19,18 @@ struct ApplianceConfigurationTests {
         #expect(parsed == ApplianceConfiguration())
     }
 
+    @Test("the noisy-speech means: a file relative to the configuration, \"none\", or absent for the shipped ones")
+    func noisyMeans() throws {
+        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
+        let file = try ApplianceConfiguration.parse(#"{ "understanding": { "noisy_means": "rooms/kitchen.means" } }"#, source: source)
+        #expect(file.noisyMeans.map(file.resolve)?.path == "/etc/hark/rooms/kitchen.means")
+        #expect(try ApplianceConfiguration.parse(#"{ "understanding": { "noisy_means": "none" } }"#, source: source).noisyMeans == "none")
+        #expect(try ApplianceConfiguration.parse("{}", source: source).noisyMeans == nil)
+        #expect(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(#"{ "understanding": { "noisy_means": 3 } }"#, source: source)
+        }
+    }
+
     @Test("an empty object is the defaults")
     func empty() throws {
         #expect(try ApplianceConfiguration.parse("{}", source: nil) == ApplianceConfiguration())

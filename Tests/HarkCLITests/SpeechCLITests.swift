@@ -155,6 +155,10 @@ struct SpeechCLITests {
         #expect(model.status == 65)
         #expect(model.stderr.contains("/nonexistent/hark-model"), "\(model.stderr)")
 
+        let means = try CLITests.hark(["recognize", "--noisy-means", "/nonexistent/noisy.means", "x.wav"])
+        #expect(means.status == 66)
+        #expect(means.stderr.contains("--noisy-means /nonexistent/noisy.means"), "\(means.stderr)")
+
         let listen = try CLITests.hark(["listen", "--device", "hark_no_such_mic", "--wait", "1"])
         #expect(listen.status == 69)
         #expect(listen.stderr.contains("hark_no_such_mic"), "\(listen.stderr)")

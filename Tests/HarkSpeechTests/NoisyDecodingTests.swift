@@ -1,6 +1,7 @@
 import Foundation
 import HarkAudio
 import HarkCore
+import HarkTestSupport
 import Testing
 
 @testable import HarkSpeech
@@ -34,6 +35,45 @@ struct NoisyDecodingTests {
         #expect(noisy.noisyDecoding)
         #expect(noisy.text == "go forward ten meters")
         #expect(noisy.acousticMargin != nil)
+    }
+
+    static let shippedMeans = RecognitionFixtures.packageRoot.appendingPathComponent("Models/\(SpeechModel.noisyMeansFileName)")
+
+    @Test("The shipped noisy-room means reach the noisy-speech decoder only")
+    func shippedMeans() throws {
+        let stock = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let adapted = try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(noisyMeans: Self.shippedMeans))
+        let clean = try Self.goForward(noiseRMS: 0), noisy = try Self.goForward(noiseRMS: 600)
+
+        // Clean speech goes to the usual decoder, which keeps the model's own means: the very same result.
+        let (cleanStock, cleanAdapted) = (try stock.recognize(clean), try adapted.recognize(clean))
+        #expect(!cleanAdapted.noisyDecoding && cleanAdapted.text == cleanStock.text)
+        #expect(cleanAdapted.acousticMargin == cleanStock.acousticMargin)
+
+        // Noisy speech goes to the noisy decoder, which scores it with the adapted means: same words, other scores.
+        let (noisyStock, noisyAdapted) = (try stock.recognize(noisy), try adapted.recognize(noisy))
+        #expect(noisyAdapted.noisyDecoding && noisyAdapted.text == "go forward ten meters")
+        #expect(noisyAdapted.acousticMargin != noisyStock.acousticMargin, "the means file changed nothing")
+    }
+
+    @Test("A missing or mismatched noisy-speech means file is an error naming it")
+    func badMeans() throws {
+        let missing = SpeechModel(noisyMeans: URL(fileURLWithPath: "/nonexistent/noisy.means"))
+        let error = caught(SpeechRecognitionError.self) { try SpeechRecognizer(workspace: RecognizerTests.robot, model: missing) }
+        #expect(error == .missingModel(what: "noisy-speech means", path: "/nonexistent/noisy.means"), "\(String(describing: error))")
+
+        let short = FileManager.default.temporaryDirectory.appendingPathComponent("hark-short-\(UUID().uuidString).means")
+        try Data(repeating: 0, count: 1000).write(to: short)
+        defer { try? FileManager.default.removeItem(at: short) }
+        let mismatched = caught(SpeechRecognitionError.self) {
+            try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(noisyMeans: short))
+        }
+        guard case let .mismatchedMeans(path, bytes, _, modelBytes)? = mismatched else {
+            Issue.record("expected mismatchedMeans, got \(String(describing: mismatched))")
+            return
+        }
+        #expect(path == short.path && bytes == 1000 && modelBytes > 1000)
+        #expect("\(mismatched!)".hasPrefix(short.path + ": 1000 bytes"))
     }
 
     @Test("Without noisy-speech settings, or with live decoding, every utterance gets the usual decoder")

@@ -11,20 +11,30 @@ public struct SpeechModel: Sendable, Equatable {
     public var dictionary: URL
     public var phoneLanguageModel: URL
     public var generalLanguageModel: URL
+    /// Gaussian means for noisy utterances, in place of the acoustic model's own (PocketSphinx's `-mean`), or
+    /// nil to use the model's. Hark ships `Models/en-us-noisy.means`: the stock en-us means adapted to speech in
+    /// generated noise, clatter and babble, never the benchmark's kitchen recording (docs/model-adaptation.md).
+    /// Only the noisy-speech decoder loads them (`RecognitionOptions.NoisyDecoding`).
+    public var noisyMeans: URL?
+
+    /// The file name of the shipped noisy-speech means, under `Models/`.
+    public static let noisyMeansFileName = "en-us-noisy.means"
 
     /// The model files in `directory`, named as `pocketsphinx-en-us` names them.
-    public init(directory: URL = SpeechModel.defaultDirectory) {
+    public init(directory: URL = SpeechModel.defaultDirectory, noisyMeans: URL? = nil) {
         acousticModel = directory.appendingPathComponent("en-us")
         dictionary = directory.appendingPathComponent("cmudict-en-us.dict")
         phoneLanguageModel = directory.appendingPathComponent("en-us-phone.lm.bin")
         generalLanguageModel = directory.appendingPathComponent("en-us.lm.bin")
+        self.noisyMeans = noisyMeans
     }
 
-    public init(acousticModel: URL, dictionary: URL, phoneLanguageModel: URL, generalLanguageModel: URL) {
+    public init(acousticModel: URL, dictionary: URL, phoneLanguageModel: URL, generalLanguageModel: URL, noisyMeans: URL? = nil) {
         self.acousticModel = acousticModel
         self.dictionary = dictionary
         self.phoneLanguageModel = phoneLanguageModel
         self.generalLanguageModel = generalLanguageModel
+        self.noisyMeans = noisyMeans
     }
 
     /// Throws naming the first missing file: the acoustic model (a directory with `mdef`), the dictionary,
@@ -41,8 +51,17 @@ public struct SpeechModel: Sendable, Equatable {
         var files = [("pronunciation dictionary", dictionary)]
         if needsPhones { files.append(("phone language model", phoneLanguageModel)) }
         if needsGeneral { files.append(("general language model", generalLanguageModel)) }
+        if let noisyMeans { files.append(("noisy-speech means", noisyMeans)) }
         for (what, url) in files where !FileManager.default.isReadableFile(atPath: url.path) {
             throw .missingModel(what: what, path: url.path)
+        }
+        // Means made for another model have another size; PocketSphinx would only log that and fail vaguely.
+        if let noisyMeans {
+            let own = acousticModel.appendingPathComponent("means")
+            let size = { (url: URL) in (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil }
+            if let expected = size(own), let found = size(noisyMeans), expected != found {
+                throw .mismatchedMeans(path: noisyMeans.path, bytes: found, model: own.path, modelBytes: expected)
+            }
         }
     }
 }

@@ -5,6 +5,9 @@ import HarkAudio
 public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A model file or directory is missing: what it is and where it was looked for.
     case missingModel(what: String, path: String)
+    /// A means file (`SpeechModel.noisyMeans`) whose size differs from the acoustic model's own means: made
+    /// for another model.
+    case mismatchedMeans(path: String, bytes: Int, model: String, modelBytes: Int)
     /// Words of the grammar that neither the dictionary nor the pronunciation source can pronounce.
     case unknownWords([String], dictionary: String, reason: String)
     /// The workspace has no example the grammar can hold.
@@ -22,6 +25,9 @@ public enum SpeechRecognitionError: Error, Sendable, Equatable, CustomStringConv
         switch self {
         case .missingModel(let what, let path):
             return "\(what) not found at \(path) (install the pocketsphinx-en-us package or pass another model directory)"
+        case .mismatchedMeans(let path, let bytes, let model, let modelBytes):
+            return "\(path): \(bytes) bytes of Gaussian means, but the acoustic model's \(model) has \(modelBytes): "
+                + "they were made for another model (adapt the one you use, docs/model-adaptation.md)"
         case .unknownWords(let words, let dictionary, let reason):
             return "no pronunciation for \(words.count) word\(words.count == 1 ? "" : "s") (not in \(dictionary); \(reason)): "
                 + words.joined(separator: ", ")

@@ -116,7 +116,9 @@ public final class SpeechRecognizer {
         mainSearch = search
         decoder = try makeDecoder(arguments)
         if let noisy = options.noisy, options.cepstralMean == .batch {
-            noisyDecoder = try makeDecoder(arguments.merging(noisy.decoderArguments) { $1 })
+            var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
+            if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
+            noisyDecoder = try makeDecoder(noisyArguments)
         } else {
             noisyDecoder = nil
         }

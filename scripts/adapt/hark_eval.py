@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Within-dev check of acoustic models through `hark recognize`, as a user runs it.
+
+Decodes dev clips 4…–7… of the speech-to-intent benchmark (held out from adaptation on clips 0…–3…) mixed
+with the benchmark's kitchen noise by its own mixer and seed (20240601), with `hark recognize --workspace
+Intents/barista.json --json` and each model given (the stock model when no --acoustic-model is passed),
+and scores every clip by the upstream rule (score.py: intent and every labelled slot right; rejected counts
+as an error). For a model adapted without the kitchen recording (`scripts/adapt-model.sh --noise general`)
+this is a test on a kind of noise it never heard; for one adapted on the kitchen it is an upper bound.
+
+usage: hark_eval.py --model stock= --model general=DIR [--snr clean 6 9 12 ...] [--jobs 2] [--hark PATH]
+                    [--work DIR] [--digits 4567]
+prints a table (accepted share per model and condition, mean over the SNRs, fixed/broken against the first
+model) and writes WORK/hark-eval.json
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import domain  # noqa: E402
+
+
+def score_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("score", os.path.join(domain.speech_dir(), "score.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def recognise(hark, model, files, jobs):
+    """{clip id: hark's JSON line} for `files`, split over `jobs` processes."""
+    parts = [files[i::jobs] for i in range(jobs)]
+
+    def run(part):
+        if not part:
+            return []
+        cmd = [hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", "barista.json"), "--json"]
+        if model:
+            cmd += ["--acoustic-model", model]
+        out = subprocess.run(cmd + part, capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"hark_eval: {' '.join(cmd[:6])} … failed ({out.returncode}): {out.stderr[-2000:]}")
+        return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+    with ThreadPoolExecutor(jobs) as pool:
+        rows = [row for part in pool.map(run, parts) for row in part]
+    return {os.path.basename(row["file"])[:-4]: row for row in rows}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", action="append", required=True, help="NAME=DIR (empty DIR: hark's default model)")
+    ap.add_argument("--snr", nargs="+", default=["clean", "6", "9", "12", "15", "18", "21", "24"])
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
+    ap.add_argument("--work", default=os.path.join(ROOT, ".build", "adapt", "hark-eval"))
+    ap.add_argument("--digits", default="4567")
+    args = ap.parse_args()
+    if not os.access(args.hark, os.X_OK):
+        sys.exit(f"hark_eval: {args.hark}: no hark binary (swift build -c release, or --hark PATH)")
+    models = []
+    for spec in args.model:
+        name, _, path = spec.partition("=")
+        if not name:
+            sys.exit(f"hark_eval: --model {spec!r}: expected NAME=DIR")
+        if path and not os.path.isfile(os.path.join(path, "means")):
+            sys.exit(f"hark_eval: --model {spec!r}: {path} holds no 'means' file")
+        models.append((name, path))
+    mix = os.path.join(args.work, "mix-20240601")
+    if not os.path.exists(os.path.join(mix, ".done")):
+        subprocess.run([sys.executable, os.path.join(domain.speech_dir(), "mix.py"), mix, "--half", "dev"], check=True,
+                       stdout=subprocess.DEVNULL)
+        open(os.path.join(mix, ".done"), "w").close()
+    labels = json.load(open(os.path.join(domain.speech_dir(), "labels.json")))
+    score = score_module()
+    results = {}
+    for condition in args.snr:
+        folder = os.path.join(mix, "clean" if condition == "clean" else f"{condition}db")
+        files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f[0] in args.digits and f.endswith(".wav"))
+        for name, path in models:
+            cache = os.path.join(args.work, "runs", f"{name}-{condition}.jsonl")
+            if os.path.exists(cache):
+                rows = {json.loads(l)["id"]: json.loads(l) for l in open(cache)}
+            else:
+                decoded = recognise(args.hark, path, files, args.jobs)
+                rows = {}
+                for clip, row in decoded.items():
+                    label = labels[clip + ".wav"]
+                    intent, slots = score.result_of(row)
+                    right = intent == label["intent"] and all(
+                        slots.get(k) == score.norm(v) for k, v in (label.get("slots") or {}).items())
+                    rows[clip] = {"id": clip, "right": bool(right), "transcript": row.get("transcript"),
+                                  "decode_ms": row.get("decode_ms"), "audio_seconds": row.get("audio_seconds")}
+                os.makedirs(os.path.dirname(cache), exist_ok=True)
+                with open(cache, "w") as f:
+                    f.writelines(json.dumps(rows[c]) + "\n" for c in sorted(rows))
+            missing = len(files) - len(rows)
+            results[(name, condition)] = (rows, len(files), missing)
+            print(f"hark_eval: {name} {condition}: {sum(r['right'] for r in rows.values())}/{len(files)}", file=sys.stderr)
+    names = [n for n, _ in models]
+    print("| model | " + " | ".join(args.snr) + " | mean of SNRs |")
+    print("|---" * (len(args.snr) + 2) + "|")
+    summary = {}
+    for name in names:
+        cells, noisy = [], []
+        for condition in args.snr:
+            rows, total, _ = results[(name, condition)]
+            share = sum(r["right"] for r in rows.values()) / total
+            cells.append(f"{share:.3f}")
+            summary[f"{name} {condition}"] = share
+            if condition != "clean":
+                noisy.append(share)
+        mean = sum(noisy) / len(noisy) if noisy else float("nan")
+        print(f"| {name} | " + " | ".join(cells) + f" | {mean:.3f} |")
+    if len(names) > 1:
+        base = names[0]
+        for name in names[1:]:
+            cells = []
+            for condition in args.snr:
+                a, b = results[(base, condition)][0], results[(name, condition)][0]
+                fixed = sum(1 for c in b if b[c]["right"] and not a.get(c, {}).get("right"))
+                broken = sum(1 for c in a if a[c]["right"] and not b.get(c, {}).get("right"))
+                cells.append(f"+{fixed}/-{broken}")
+            print(f"| {name} vs {base} | " + " | ".join(cells) + " | |")
+    os.makedirs(args.work, exist_ok=True)
+    with open(os.path.join(args.work, "hark-eval.json"), "w") as f:
+        json.dump({"models": dict(models), "digits": args.digits, "shares": summary}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
