@@ -14,8 +14,9 @@
 #                     decode dev clips 4-7 at clean and every SNR) and unrelated audio (~25 min on 1 busy
 #                     core); the general model is checked through hark by scripts/adapt/hark_eval.py
 #   --held-out        also adapt a model on dev clips 0-3 only (en-us-NOISE-0123), for hark_eval.py to decode
-#                     clips 4-7 with
-# env:   ADAPT_DIR (cache, default .build/adapt), HARK_BENCHMARKS (default: shared/benchmarks searched upward)
+#                     clips 4-7 with; --held-out-only: that model alone (for trials)
+# env:   ADAPT_DIR (cache, default .build/adapt), HARK_BENCHMARKS (default: shared/benchmarks searched upward),
+#        ADAPT_SNRS (default "6 9") and GENERAL_COPIES (default 2) for trials; the shipped files use the defaults
 #
 # Result: $ADAPT_DIR/en-us-kitchen/ — a complete model directory (the stock files plus adapted `means`);
 # decode with `-hmm $ADAPT_DIR/en-us-kitchen`, or keep the stock model and add `-mean $ADAPT_DIR/en-us-kitchen/means`.
@@ -29,10 +30,10 @@ STOCK=/usr/share/pocketsphinx/model/en-us/en-us
 DICT=/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict
 ST=/usr/lib/sphinxtrain
 ADAPT_SEED=7          # never the benchmark's 20240601: adaptation must not see the evaluation noise segments
-ADAPT_SNRS="6 9"      # noisy conditions only: adding clean/high-SNR copies pulled the means back (docs)
+ADAPT_SNRS=${ADAPT_SNRS:-6 9}  # noisy conditions only: adding clean/high-SNR copies pulled the means back (docs)
 GENERAL_BANK_SEED=11  # general_noise.py's defaults, named here so the recipe is in one place
 GENERAL_MIX_SEED=12
-GENERAL_COPIES=2      # noise draws per clip and SNR, each of a randomly chosen type
+GENERAL_COPIES=${GENERAL_COPIES:-2}  # noise draws per clip and SNR, each of a randomly chosen type
 EVALUATE=no
 HELD_OUT=no
 NOISE=kitchen
@@ -40,11 +41,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --evaluate) EVALUATE=yes ;;
     --held-out) HELD_OUT=yes ;;
+    --held-out-only) HELD_OUT=only ;;
     --noise)
       [ $# -ge 2 ] || { echo "adapt-model.sh: --noise needs kitchen or general" >&2; exit 2; }
       case "$2" in kitchen|general) NOISE=$2 ;; *) echo "adapt-model.sh: --noise '$2': use kitchen or general" >&2; exit 2 ;; esac
       shift ;;
-    *) echo "adapt-model.sh: unknown argument '$1' (use --noise kitchen|general, --held-out, --evaluate)" >&2; exit 2 ;;
+    *) echo "adapt-model.sh: unknown argument '$1' (use --noise kitchen|general, --held-out, --held-out-only, --evaluate)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -154,6 +156,11 @@ adapt() {  # adapt DIGITS MODEL_DIR
   rm -rf "$model"; mv "$model.tmp" "$model"
 }
 
+if [ "$HELD_OUT" = only ]; then
+  adapt 0123 "$OUT/en-us-$NOISE-0123"
+  say "held-out model (dev clips 0-3 only): $OUT/en-us-$NOISE-0123"
+  exit 0
+fi
 adapt 01234567 "$OUT/en-us-$NOISE"
 say "adapted model: $OUT/en-us-$NOISE  (sha256 of means: $(sha256sum "$OUT/en-us-$NOISE/means" | cut -c1-16))"
 if [ "$NOISE" = general ]; then

@@ -9,7 +9,10 @@ as an error). For a model adapted without the kitchen recording (`scripts/adapt-
 this is a test on a kind of noise it never heard; for one adapted on the kitchen it is an upper bound.
 
 usage: hark_eval.py --model stock= --model general=DIR [--snr clean 6 9 12 ...] [--jobs 2] [--hark PATH]
-                    [--work DIR] [--digits 4567]
+                    [--work DIR] [--digits 4567] [--whole-model]
+By default each model's means go to the noisy-speech decoder only (`--noisy-means DIR/means`, as Hark uses
+Models/en-us-noisy.means), and an empty DIR means `--noisy-means none`; --whole-model gives the model to both
+decoders (`--acoustic-model DIR`) and an empty DIR is hark's default.
 prints a table (accepted share per model and condition, mean over the SNRs, fixed/broken against the first
 model) and writes WORK/hark-eval.json
 """
@@ -35,7 +38,7 @@ def score_module():
     return module
 
 
-def recognise(hark, model, files, jobs):
+def recognise(hark, model, files, jobs, whole):
     """{clip id: hark's JSON line} for `files`, split over `jobs` processes."""
     parts = [files[i::jobs] for i in range(jobs)]
 
@@ -43,8 +46,10 @@ def recognise(hark, model, files, jobs):
         if not part:
             return []
         cmd = [hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", "barista.json"), "--json"]
-        if model:
+        if model and whole:
             cmd += ["--acoustic-model", model]
+        else:
+            cmd += ["--noisy-means", os.path.join(model, "means") if model else "none"]
         out = subprocess.run(cmd + part, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"hark_eval: {' '.join(cmd[:6])} … failed ({out.returncode}): {out.stderr[-2000:]}")
@@ -63,6 +68,9 @@ def main():
     ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
     ap.add_argument("--work", default=os.path.join(ROOT, ".build", "adapt", "hark-eval"))
     ap.add_argument("--digits", default="4567")
+    ap.add_argument("--whole-model", action="store_true",
+                    help="give each model to both decoders (--acoustic-model) instead of the noisy-speech one only "
+                         "(--noisy-means, as Hark ships it; an empty DIR is then --noisy-means none)")
     args = ap.parse_args()
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"hark_eval: {args.hark}: no hark binary (swift build -c release, or --hark PATH)")
@@ -90,7 +98,7 @@ def main():
             if os.path.exists(cache):
                 rows = {json.loads(l)["id"]: json.loads(l) for l in open(cache)}
             else:
-                decoded = recognise(args.hark, path, files, args.jobs)
+                decoded = recognise(args.hark, path, files, args.jobs, args.whole_model)
                 rows = {}
                 for clip, row in decoded.items():
                     label = labels[clip + ".wav"]
