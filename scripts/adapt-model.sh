@@ -16,7 +16,7 @@
 #   --held-out        also adapt a model on dev clips 0-3 only (en-us-NOISE-0123), for hark_eval.py to decode
 #                     clips 4-7 with; --held-out-only: that model alone (for trials)
 # env:   ADAPT_DIR (cache, default .build/adapt), HARK_BENCHMARKS (default: shared/benchmarks searched upward),
-#        ADAPT_SNRS (default "6 9") and GENERAL_COPIES (default 2) for trials; the shipped files use the defaults
+#        ADAPT_SNRS (default "6 9") and GENERAL_COPIES (default 4) for trials; the shipped files use the defaults
 #
 # Result: $ADAPT_DIR/en-us-kitchen/ — a complete model directory (the stock files plus adapted `means`);
 # decode with `-hmm $ADAPT_DIR/en-us-kitchen`, or keep the stock model and add `-mean $ADAPT_DIR/en-us-kitchen/means`.
@@ -33,7 +33,7 @@ ADAPT_SEED=7          # never the benchmark's 20240601: adaptation must not see 
 ADAPT_SNRS=${ADAPT_SNRS:-6 9}  # noisy conditions only: adding clean/high-SNR copies pulled the means back (docs)
 GENERAL_BANK_SEED=11  # general_noise.py's defaults, named here so the recipe is in one place
 GENERAL_MIX_SEED=12
-GENERAL_COPIES=${GENERAL_COPIES:-2}  # noise draws per clip and SNR, each of a randomly chosen type
+GENERAL_COPIES=${GENERAL_COPIES:-4}  # noise draws per clip and SNR, each of a randomly chosen type (2 and 3+6 dB: docs)
 EVALUATE=no
 HELD_OUT=no
 NOISE=kitchen
