@@ -60,7 +60,9 @@ def read_wav(path):
 
 def read_any(path):
     """Any audio sox reads, as 16 kHz mono floats."""
-    raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-e", "signed", "-b", "16", "-"],
+    # -D: no dither. sox dithers whenever it resamples (flite kal speaks at 8 kHz), with a random generator,
+    # and two runs then differed by 1-2 LSB: the bank must come out the same every time.
+    raw = subprocess.run(["sox", "-D", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-e", "signed", "-b", "16", "-"],
                          check=True, capture_output=True).stdout
     return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
 
