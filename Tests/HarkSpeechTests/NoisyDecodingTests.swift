@@ -56,6 +56,21 @@ struct NoisyDecodingTests {
         #expect(noisyAdapted.acousticMargin != noisyStock.acousticMargin, "the means file changed nothing")
     }
 
+    @Test("Utterances decoded with the noisy-speech means get that decoder's rejection point; other models keep theirs")
+    func rejectionPointWithMeans() throws {
+        let strict = RecognitionOptions(noisy: .init(threshold: 20, decoderArguments: RecognitionOptions.NoisyDecoding.standard.decoderArguments,
+                                                     confidenceWithNoisyMeans: AcousticConfidence(midpoint: 50, scale: 0.4)))
+        let noisy = try Self.goForward(noiseRMS: 600), clean = try Self.goForward(noiseRMS: 0)
+        let withMeans = try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(noisyMeans: Self.shippedMeans), options: strict)
+        let heard = try withMeans.recognize(noisy)
+        #expect(heard.noisyDecoding && heard.acousticConfidence < 0.01, "margin \(String(describing: heard.acousticMargin)) should be far below 50")
+        // Clean speech goes to the usual decoder and its usual rejection point.
+        #expect(try withMeans.recognize(clean).acousticConfidence > 0.5)
+        // Without the means the noisy decoder is the stock model's, and so is its rejection point.
+        let withoutMeans = try SpeechRecognizer(workspace: RecognizerTests.robot, options: strict)
+        #expect(try withoutMeans.recognize(noisy).acousticConfidence > 0.5)
+    }
+
     @Test("A missing or mismatched noisy-speech means file is an error naming it")
     func badMeans() throws {
         let missing = SpeechModel(noisyMeans: URL(fileURLWithPath: "/nonexistent/noisy.means"))

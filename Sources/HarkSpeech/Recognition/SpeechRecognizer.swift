@@ -20,6 +20,8 @@ public final class SpeechRecognizer {
     let decoder: PocketSphinxDecoder
     /// The decoder for noisy utterances (`options.noisy`): the same searches with its extra arguments.
     let noisyDecoder: PocketSphinxDecoder?
+    /// Whether `noisyDecoder` loaded the model's noisy-speech means (then `NoisyDecoding.confidenceWithNoisyMeans` applies).
+    let noisyDecoderHasAdaptedMeans: Bool
     let mainSearch: String
     let initialMean: [Float]
     /// The utterance as decoded: the input, or (for audio without a noise floor of its own) the microphone
@@ -119,8 +121,10 @@ public final class SpeechRecognizer {
             var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
             if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
             noisyDecoder = try makeDecoder(noisyArguments)
+            noisyDecoderHasAdaptedMeans = model.noisyMeans != nil
         } else {
             noisyDecoder = nil
+            noisyDecoderHasAdaptedMeans = false
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -229,13 +233,15 @@ public final class SpeechRecognizer {
                                    end: min(length, max(0, Double(segment.endFrame + 1) / 100 - offset)))
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
+        let noisy = decoder !== self.decoder
+        let calibration = (noisy && noisyDecoderHasAdaptedMeans ? options.noisy?.confidenceWithNoisyMeans : nil) ?? options.confidence
         let confidence: Double =
             if text.isEmpty { 0 }
-            else if let margin { options.confidence.confidence(margin: margin) }
+            else if let margin { calibration.confidence(margin: margin) }
             else { options.measuresConfidence ? 0 : 1 }
         return Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
-            signalToNoise: signalToNoise, noisyDecoding: decoder !== self.decoder,
+            signalToNoise: signalToNoise, noisyDecoding: noisy,
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
     }
