@@ -2,7 +2,8 @@
 """Compare two `hark run --events` logs (x86 and arm64) event by event; exit 1 on any difference.
 
 Compared: each event's kind, turn and text, and every other field except what differs between two runs of the
-same binary (id, time, decode_ms, the picture's file name and size, the data directory's path). Numbers
+same binary (id, time, the decoding's wall and CPU milliseconds and the result delay, the picture's file name
+and size, the data directory's path). Numbers
 (confidences, snr_db) must agree within a small tolerance: the two builds run the same float code on different
 CPUs. Usage: compare-events.py X86.jsonl ARM64.jsonl
 """
@@ -11,7 +12,7 @@ import re
 import sys
 
 # Fields that change from run to run on one machine.
-VOLATILE = {"id", "time", "decode_ms", "path", "bytes"}
+VOLATILE = {"id", "time", "decode_ms", "decode_cpu_ms", "result_delay_ms", "path", "bytes"}
 # Per-field tolerance for numbers (absolute). Anything not listed must be equal.
 TOLERANCE = {"acoustic_confidence": 0.01, "confidence": 0.01, "snr_db": 0.5, "audio_seconds": 0.01}
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z")
