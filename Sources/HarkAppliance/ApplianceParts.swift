@@ -75,11 +75,8 @@ public struct ApplianceParts {
             model = SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
                                 phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
         }
-        switch configuration.noisyMeans {
-        case "none": model.noisyMeans = nil
-        case let path?: model.noisyMeans = configuration.resolve(path)
-        case nil: model.noisyMeans = configuration.acousticModel == nil ? shippedNoisyMeans : nil
-        }
+        model.noisyMeans = SpeechModel.noisyMeans(setting: configuration.noisyMeans, shipped: shippedNoisyMeans,
+                                                  stockAcousticModel: configuration.acousticModel == nil, resolve: configuration.resolve)
         return model
     }
 

@@ -23,24 +23,12 @@ enum SpeechCLI {
             model = SpeechModel(acousticModel: URL(fileURLWithPath: acoustic), dictionary: model.dictionary,
                                 phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
         }
-        model.noisyMeans = try Self.noisyMeans(noisyMeans, customAcousticModel: acoustic != nil, option: "--noisy-means")
-        return model
-    }
-
-    /// The noisy-speech means to use: `setting` ("none", or a file that must exist), else the shipped
-    /// `Models/en-us-noisy.means` unless the acoustic model is not the stock one (the shipped means are the
-    /// stock model's, adapted; another model brings its own). `option` names the setting in the error.
-    static func noisyMeans(_ setting: String?, customAcousticModel: Bool, option: String) throws -> URL? {
-        switch setting {
-        case "none": return nil
-        case let path?:
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw CommandFailure(message: "\(option) \(path): no such readable file", exitCode: 66)
-            }
-            return URL(fileURLWithPath: path)
-        case nil:
-            return customAcousticModel ? nil : modelsFile(SpeechModel.noisyMeansFileName)
+        if let noisyMeans, noisyMeans != "none", !FileManager.default.isReadableFile(atPath: noisyMeans) {
+            throw CommandFailure(message: "--noisy-means \(noisyMeans): no such readable file", exitCode: 66)
         }
+        model.noisyMeans = SpeechModel.noisyMeans(setting: noisyMeans, shipped: modelsFile(SpeechModel.noisyMeansFileName),
+                                                  stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
+        return model
     }
 
     /// `Models/pronunciations.dict` next to the working directory or the executable's repository, if any.

@@ -20,6 +20,17 @@ public struct SpeechModel: Sendable, Equatable {
     /// The file name of the shipped noisy-speech means, under `Models/`.
     public static let noisyMeansFileName = "en-us-noisy.means"
 
+    /// The noisy-speech means a setting asks for: "none" → nil; a path → that file (`resolve` makes it a URL);
+    /// no setting → the `shipped` file, but only with the stock acoustic model, whose means it adapts (another
+    /// model brings its own). The one rule for `hark`'s `--noisy-means` and the configuration's `noisy_means`.
+    public static func noisyMeans(setting: String?, shipped: URL?, stockAcousticModel: Bool, resolve: (String) -> URL) -> URL? {
+        switch setting {
+        case "none": nil
+        case let path?: resolve(path)
+        case nil: stockAcousticModel ? shipped : nil
+        }
+    }
+
     /// The model files in `directory`, named as `pocketsphinx-en-us` names them.
     public init(directory: URL = SpeechModel.defaultDirectory, noisyMeans: URL? = nil) {
         acousticModel = directory.appendingPathComponent("en-us")

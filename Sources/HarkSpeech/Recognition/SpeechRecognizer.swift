@@ -20,8 +20,9 @@ public final class SpeechRecognizer {
     let decoder: PocketSphinxDecoder
     /// The decoder for noisy utterances (`options.noisy`): the same searches with its extra arguments.
     let noisyDecoder: PocketSphinxDecoder?
-    /// Whether `noisyDecoder` loaded the model's noisy-speech means (then `NoisyDecoding.confidenceWithNoisyMeans` applies).
-    let noisyDecoderHasAdaptedMeans: Bool
+    /// How `noisyDecoder`'s margins become confidences: `NoisyDecoding.confidenceWithNoisyMeans` when it loaded
+    /// the model's noisy-speech means, else the recogniser's `options.confidence`.
+    let noisyConfidence: AcousticConfidence
     let mainSearch: String
     let initialMean: [Float]
     /// The utterance as decoded: the input, or (for audio without a noise floor of its own) the microphone
@@ -121,10 +122,10 @@ public final class SpeechRecognizer {
             var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
             if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
             noisyDecoder = try makeDecoder(noisyArguments)
-            noisyDecoderHasAdaptedMeans = model.noisyMeans != nil
+            noisyConfidence = (model.noisyMeans != nil ? noisy.confidenceWithNoisyMeans : nil) ?? options.confidence
         } else {
             noisyDecoder = nil
-            noisyDecoderHasAdaptedMeans = false
+            noisyConfidence = options.confidence
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -234,7 +235,7 @@ public final class SpeechRecognizer {
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let noisy = decoder !== self.decoder
-        let calibration = (noisy && noisyDecoderHasAdaptedMeans ? options.noisy?.confidenceWithNoisyMeans : nil) ?? options.confidence
+        let calibration = noisy ? noisyConfidence : options.confidence
         let confidence: Double =
             if text.isEmpty { 0 }
             else if let margin { calibration.confidence(margin: margin) }
