@@ -108,7 +108,11 @@ extension ApplianceMemberTests {
         var sent: [Int16] = []
         var adaHeard: [Int16] = []
         let delay = 480  // 30 ms
-        for _ in 0..<50 {
+        // Paced like a capture device: block k is read at 100 ms × k from the start, so a loop made late by a
+        // busy machine catches up (as a read from ALSA's buffer returns at once) instead of falling behind the
+        // room's clock, which a real speaker and microphone never do.
+        let start = Date()
+        for step in 0..<50 {
             adaAudio.put((0..<1_600).map { _ in Int16.random(in: -6_000...6_000, using: &generator) })
             // The microphone hears what the speaker sounded meanwhile, 30 ms late and at half the amplitude, over a
             // faint floor.
@@ -127,7 +131,7 @@ extension ApplianceMemberTests {
             echoes += microphone
             sent += exchange.microphone.samples
             adaHeard += adaAudio.takeOutput()
-            Thread.sleep(forTimeInterval: 0.1)
+            Thread.sleep(forTimeInterval: max(0, start.addingTimeInterval(0.1 * Double(step + 1)).timeIntervalSinceNow))
         }
         let tail = 24_000
         return (power(echoes.suffix(tail)), power(sent.suffix(tail)), power(adaHeard.suffix(tail)))
