@@ -145,29 +145,32 @@ ENGINES = [
 SIDE_BY_SIDE = ("hark", "webrtc-moderate")
 
 
-def build_webrtc(out_dir):
-    """bench/aec_webrtc.cc compiled against Debian's libwebrtc-audio-processing-dev into out_dir (again when the
-    source is newer). Exits with what to install when the compiler or the library is missing."""
-    binary = os.path.join(out_dir, "aec_webrtc")
-    if os.path.exists(binary) and os.path.getmtime(binary) >= os.path.getmtime(WEBRTC_SOURCE):
+def build_webrtc(out_dir, source=WEBRTC_SOURCE, program="aec"):
+    """`source` (bench/aec_webrtc.cc by default; bench/speech_ns_webrtc.py builds bench/ns_webrtc.cc with it)
+    compiled against Debian's libwebrtc-audio-processing-dev into out_dir (again when the source or
+    bench/webrtc_wav.h is newer). Exits with what to install when the compiler or the library is missing;
+    `program` names the caller in those messages."""
+    binary = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0])
+    sources = (source, os.path.join(ROOT, "bench", "webrtc_wav.h"))
+    if os.path.exists(binary) and os.path.getmtime(binary) >= max(os.path.getmtime(s) for s in sources):
         return binary
     for tool in ("g++", "pkg-config"):
         if not shutil.which(tool):
-            sys.exit(f"aec: {tool} not found: bash scripts/setup-bench.sh installs it")
+            sys.exit(f"{program}: {tool} not found: bash scripts/setup-bench.sh installs it")
     package = "webrtc-audio-processing"
     cflags = subprocess.run(["pkg-config", "--cflags", package], capture_output=True, text=True)
     libs = subprocess.run(["pkg-config", "--libs", package], capture_output=True, text=True)
     if cflags.returncode != 0 or libs.returncode != 0:
-        sys.exit(f"aec: pkg-config does not know {package}: install libwebrtc-audio-processing-dev "
+        sys.exit(f"{program}: pkg-config does not know {package}: install libwebrtc-audio-processing-dev "
                  f"(bash scripts/setup-bench.sh): {(cflags.stderr or libs.stderr).strip()}")
     # The library's own headers as system headers: they have unused parameters that -Wextra would flag.
     includes = []
     for flag in cflags.stdout.split():
         includes += ["-isystem", flag[2:]] if flag.startswith("-I") else [flag]
     command = (["g++", "-O2", "-std=c++14", "-Wall", "-Wextra", "-Werror"] + includes
-               + [WEBRTC_SOURCE, "-o", binary] + libs.stdout.split())
+               + [source, "-o", binary] + libs.stdout.split())
     if subprocess.run(command).returncode != 0:
-        sys.exit(f"aec: compiling {WEBRTC_SOURCE} failed (g++ says why above): {' '.join(command)}")
+        sys.exit(f"{program}: compiling {source} failed (g++ says why above): {' '.join(command)}")
     return binary
 
 

@@ -39,17 +39,23 @@ def score_module():
 
 
 def recognise(hark, model, files, jobs, whole):
-    """{clip id: hark's JSON line} for `files`, split over `jobs` processes."""
+    """{clip id: hark's JSON line} for `files` decoded with `model` (see --whole-model), split over `jobs`."""
+    if model and whole:
+        extra = ["--acoustic-model", model]
+    else:
+        extra = ["--noisy-means", os.path.join(model, "means") if model else "none"]
+    return recognise_with(hark, extra, files, jobs)
+
+
+def recognise_with(hark, extra, files, jobs):
+    """{clip id: hark's JSON line} for `files`, `hark recognize --workspace Intents/barista.json --json` with the
+    `extra` arguments, split over `jobs` processes (bench/speech_ns_webrtc.py passes none: Hark's defaults)."""
     parts = [files[i::jobs] for i in range(jobs)]
 
     def run(part):
         if not part:
             return []
-        cmd = [hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", "barista.json"), "--json"]
-        if model and whole:
-            cmd += ["--acoustic-model", model]
-        else:
-            cmd += ["--noisy-means", os.path.join(model, "means") if model else "none"]
+        cmd = [hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", "barista.json"), "--json"] + extra
         out = subprocess.run(cmd + part, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"hark_eval: {' '.join(cmd[:6])} … failed ({out.returncode}): {out.stderr[-2000:]}")
@@ -58,6 +64,21 @@ def recognise(hark, model, files, jobs, whole):
     with ThreadPoolExecutor(jobs) as pool:
         rows = [row for part in pool.map(run, parts) for row in part]
     return {os.path.basename(row["file"])[:-4]: row for row in rows}
+
+
+def scored(decoded, labels, score):
+    """{clip id: {id, right, transcript, snr_db, noisy_decoding, decode_ms, audio_seconds}}: each decoded clip
+    scored by the upstream rule (score.py: the intent and every labelled slot right; rejected is wrong)."""
+    rows = {}
+    for clip, row in decoded.items():
+        label = labels[clip + ".wav"]
+        intent, slots = score.result_of(row)
+        right = intent == label["intent"] and all(
+            slots.get(k) == score.norm(v) for k, v in (label.get("slots") or {}).items())
+        rows[clip] = {"id": clip, "right": bool(right), "transcript": row.get("transcript"),
+                      "snr_db": row.get("snr_db"), "noisy_decoding": row.get("noisy_decoding"),
+                      "decode_ms": row.get("decode_ms"), "audio_seconds": row.get("audio_seconds")}
+    return rows
 
 
 def main():
@@ -98,15 +119,7 @@ def main():
             if os.path.exists(cache):
                 rows = {json.loads(l)["id"]: json.loads(l) for l in open(cache)}
             else:
-                decoded = recognise(args.hark, path, files, args.jobs, args.whole_model)
-                rows = {}
-                for clip, row in decoded.items():
-                    label = labels[clip + ".wav"]
-                    intent, slots = score.result_of(row)
-                    right = intent == label["intent"] and all(
-                        slots.get(k) == score.norm(v) for k, v in (label.get("slots") or {}).items())
-                    rows[clip] = {"id": clip, "right": bool(right), "transcript": row.get("transcript"),
-                                  "decode_ms": row.get("decode_ms"), "audio_seconds": row.get("audio_seconds")}
+                rows = scored(recognise(args.hark, path, files, args.jobs, args.whole_model), labels, score)
                 os.makedirs(os.path.dirname(cache), exist_ok=True)
                 with open(cache, "w") as f:
                     f.writelines(json.dumps(rows[c]) + "\n" for c in sorted(rows))
