@@ -27,13 +27,12 @@ the 6 dB share without lowering the clean share.
 import argparse
 import json
 import os
-import resource
 import shlex
 import subprocess
 import sys
 import time
 
-import numpy as np  # noqa: F401  (the benchmark's mixer needs it; fail here, early, when it is missing)
+import numpy as np  # the medians below; the benchmark's mixer needs it too, so a missing numpy fails here, early
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, "bench", "ns_webrtc.cc")
@@ -41,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "adapt"))
 import domain  # noqa: E402
 import hark_eval  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-import aec  # noqa: E402  (its WebRTC builder)
+import aec  # noqa: E402  (its WebRTC builder and child_cpu)
 
 SEED = 20240601
 WORKSPACE = os.path.join(ROOT, "Intents", "barista.json")
@@ -54,11 +53,6 @@ def die(message):
 def build(out_dir):
     """bench/ns_webrtc.cc compiled into out_dir, by bench/aec.py's builder (the same flags as aec_webrtc.cc)."""
     return aec.build_webrtc(out_dir, SOURCE, "speech_ns_webrtc")
-
-
-def child_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def mix_clips(out_dir, snrs):
@@ -82,21 +76,13 @@ def suppress(binary, level, pairs, list_path, high_pass):
     with open(list_path, "w") as f:
         f.writelines(f"{a}\t{b}\n" for a, b in pairs)
     command = [binary, "--level", level, "--stats", "--list", list_path] + (["--high-pass"] if high_pass else [])
-    before = child_cpu()
+    before = aec.child_cpu()
     out = subprocess.run(command, capture_output=True, text=True)
-    cpu = child_cpu() - before
+    cpu = aec.child_cpu() - before
     if out.returncode != 0:
         die(f"{' '.join(command)} failed ({out.returncode}): {out.stderr.strip()}")
     stats = json.loads(out.stdout.strip().splitlines()[-1])
     return cpu, stats["process_cpu_seconds"], stats["audio_seconds"]
-
-
-def recognise(hark, files, jobs, extra):
-    """{clip id: hark's JSON line} for `files` with Hark's defaults plus `extra`, split over `jobs` processes."""
-    return hark_eval.recognise_with(hark, extra, files, jobs)
-
-
-scored = hark_eval.scored
 
 
 def main():
@@ -176,13 +162,9 @@ def main():
             cache = os.path.join(args.out, "runs" + suffix, f"{variant}-{condition}.jsonl")
             newest = max([os.path.getmtime(args.hark), os.path.getmtime(os.path.join(mix, ".done"))]
                          + ([os.path.getmtime(os.path.join(folder, ".done"))] if variant != "unprocessed" else []))
-            if not args.fresh and os.path.exists(cache) and os.path.getmtime(cache) >= newest:
-                rows = {json.loads(l)["id"]: json.loads(l) for l in open(cache)}
-            else:
-                rows = scored(recognise(args.hark, files, args.jobs, extra), labels, score)
-                os.makedirs(os.path.dirname(cache), exist_ok=True)
-                with open(cache, "w") as f:
-                    f.writelines(json.dumps(rows[c]) + "\n" for c in sorted(rows))
+            reuse = not args.fresh and os.path.exists(cache) and os.path.getmtime(cache) >= newest
+            decode = lambda: hark_eval.scored(hark_eval.recognise_with(args.hark, extra, files, args.jobs), labels, score)  # noqa: E731
+            rows = hark_eval.cached(cache, decode, reuse)
             if len(rows) != len(files):
                 print(f"speech_ns_webrtc: warning: {variant} {condition}: {len(files) - len(rows)} of {len(files)} "
                       f"clips have no result (counted as errors)", file=sys.stderr)

@@ -81,6 +81,18 @@ def scored(decoded, labels, score):
     return rows
 
 
+def cached(cache, decode, reuse=True):
+    """The scored rows stored in `cache` (one JSON object per line) when it exists and `reuse`; else `decode()`'s,
+    stored there first."""
+    if reuse and os.path.exists(cache):
+        return {json.loads(line)["id"]: json.loads(line) for line in open(cache)}
+    rows = decode()
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache, "w") as f:
+        f.writelines(json.dumps(rows[c]) + "\n" for c in sorted(rows))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", required=True, help="NAME=DIR (empty DIR: hark's default model)")
@@ -108,7 +120,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(domain.speech_dir(), "mix.py"), mix, "--half", "dev"], check=True,
                        stdout=subprocess.DEVNULL)
         open(os.path.join(mix, ".done"), "w").close()
-    labels = json.load(open(os.path.join(domain.speech_dir(), "labels.json")))
+    labels = domain.labels()
     score = score_module()
     results = {}
     for condition in args.snr:
@@ -116,13 +128,7 @@ def main():
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f[0] in args.digits and f.endswith(".wav"))
         for name, path in models:
             cache = os.path.join(args.work, "runs", f"{name}-{condition}.jsonl")
-            if os.path.exists(cache):
-                rows = {json.loads(l)["id"]: json.loads(l) for l in open(cache)}
-            else:
-                rows = scored(recognise(args.hark, path, files, args.jobs, args.whole_model), labels, score)
-                os.makedirs(os.path.dirname(cache), exist_ok=True)
-                with open(cache, "w") as f:
-                    f.writelines(json.dumps(rows[c]) + "\n" for c in sorted(rows))
+            rows = cached(cache, lambda: scored(recognise(args.hark, path, files, args.jobs, args.whole_model), labels, score))
             missing = len(files) - len(rows)
             results[(name, condition)] = (rows, len(files), missing)
             print(f"hark_eval: {name} {condition}: {sum(r['right'] for r in rows.values())}/{len(files)}", file=sys.stderr)
