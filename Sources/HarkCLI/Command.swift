@@ -11,15 +11,36 @@ protocol Command: Sendable {
     static func run(_ args: inout Arguments) throws -> Int32
 }
 
-/// Writes to standard error (Swift 6 forbids touching the C `stderr` global directly).
+/// Writes a line to standard error (Swift 6 forbids touching the C `stderr` global directly).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Output.write(message + "\n", to: STDERR_FILENO)
 }
 
 /// Standard output, one write per line (so JSON Lines reach a pipe's reader as they happen).
 enum Output {
     static func line(_ s: String) {
-        FileHandle.standardOutput.write(Data((s + "\n").utf8))
+        write(s + "\n", to: STDOUT_FILENO)
+    }
+
+    /// The whole of `text` with `write(2)`, resumed after a signal or a partial write; any other failure
+    /// loses the line (a pipe whose reader has gone still raises `SIGPIPE`, as before). Foundation's
+    /// `FileHandle.write` copied each line into `Data` and went through its own locks: a visible share of a
+    /// `/message` turn under load, whose events are printed as they happen.
+    static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 }
 

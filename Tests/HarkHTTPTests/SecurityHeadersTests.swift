@@ -23,4 +23,25 @@ import Testing
             #expect(try client.request("GET", "/framed").headers["x-frame-options"] == "SAMEORIGIN")
         }
     }
+
+    /// A header value from user input cannot add headers (CR, LF and other controls go; a tab stays), and a
+    /// name that is not a plain token is dropped, on the wire.
+    @Test func controlCharactersCannotForgeHeaders() throws {
+        var router = sampleRouter()
+        router.route("GET", "/forged") { _, _ in
+            HTTPResponse.json(200, [:])
+                .adding(header: "X-Echo", value: "a\r\nSet-Cookie: stolen=1\u{7F}\u{200B}\tb é")
+                .adding(header: "X Bad:Name", value: "dropped")
+        }
+        try withServer(router) { server in
+            let r = try HTTPTestClient(port: server.port).request("GET", "/forged")
+            #expect(r.status == 200)
+            #expect(r.headers["x-echo"] == "aSet-Cookie: stolen=1\tb é")
+            #expect(r.headers["set-cookie"] == nil)
+            #expect(!r.headers.keys.contains { $0.hasPrefix("x bad") || $0.contains(":") })
+        }
+        #expect(LWSServer.headerValue("plain value; q=1") == "plain value; q=1")
+        #expect(LWSServer.isHeaderName("content-type") && !LWSServer.isHeaderName("") && !LWSServer.isHeaderName("a:b")
+                && !LWSServer.isHeaderName("a b") && !LWSServer.isHeaderName("caf\u{E9}"))
+    }
 }
