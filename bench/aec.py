@@ -28,6 +28,7 @@ import glob
 import io
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -127,7 +128,8 @@ WEBRTC_SOURCE = os.path.join(ROOT, "bench", "aec_webrtc.cc")
 # is the path's delay in ms, which the WebRTC canceller can be told: an appliance knows its own audio buffers'
 # latency, which is most of it). Hark's canceller is told nothing: its 200 ms filter covers the delay.
 ENGINES = [
-    ("hark", "Hark: speexdsp, residual suppressor on (default)", lambda delay: []),
+    ("hark", "Hark: speexdsp, residual suppressor on, delay measured and aligned (default)", lambda delay: []),
+    ("hark-unaligned", "Hark: speexdsp, residual suppressor on, no alignment (--no-align; before 2026-12-04)", lambda delay: ["--no-align"]),
     ("hark-linear", "Hark: speexdsp, linear filter only (--no-residual)", lambda delay: ["--no-residual"]),
     ("webrtc-moderate", "WebRTC AEC, moderate suppression, told the delay",
      lambda delay: ["--suppression", "moderate", "--delay", str(delay)]),
@@ -179,12 +181,19 @@ def child_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+ALIGNED = re.compile(r"delayed by (\d+) ms .* set after ([\d.]+) s")
+
+
 def run(command):
-    """Runs an engine; returns the CPU seconds (user + system) its process took."""
+    """Runs an engine; returns the CPU seconds (user + system) its process took and, for Hark's aligned settings,
+    (delay ms, when it was set in s) from its stderr (None when it found no delay)."""
     before = child_cpu()
-    if subprocess.run(command).returncode != 0:
+    done = subprocess.run(command, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
         sys.exit(f"aec: this failed (it says why above): {' '.join(command)}")
-    return child_cpu() - before
+    found = ALIGNED.search(done.stderr)
+    return child_cpu() - before, (int(found.group(1)), float(found.group(2))) if found else None
 
 
 def main():
@@ -210,6 +219,9 @@ def main():
         ("living room: 40 ms, RT60 150 ms, echo -6 dB", dict(delay_ms=40, rt60_ms=150, gain_db=-6, distortion=0)),
         ("kitchen: 60 ms, RT60 300 ms, echo 0 dB", dict(delay_ms=60, rt60_ms=300, gain_db=0, distortion=0)),
         ("small speaker driven hard: 40 ms, RT60 150 ms, -6 dB, saturating", dict(delay_ms=40, rt60_ms=150, gain_db=-6, distortion=1)),
+        # Audio buffers that hold 150 ms between what the loop hands the speaker and what it plays (an ALSA
+        # buffer of a few periods): the echo starts late, and an unaligned 200 ms filter keeps 50 ms for the room.
+        ("deep buffers: 150 ms, RT60 300 ms, echo -6 dB", dict(delay_ms=150, rt60_ms=300, gain_db=-6, distortion=0)),
     ]
     far_path = os.path.join(args.out, "far.wav")
     mic_path = os.path.join(args.out, "mic.wav")
@@ -225,7 +237,7 @@ def main():
     short_far, short_mic = os.path.join(args.out, "short-far.wav"), os.path.join(args.out, "short-mic.wav")
     write(short_far, far[: RATE // 2])
     write(short_mic, 0.5 * far[: RATE // 2])
-    overhead = {key: min(run(command(key, 40, short_far, short_mic)) for _ in range(3)) for key, _, _ in ENGINES}
+    overhead = {key: min(run(command(key, 40, short_far, short_mic))[0] for _ in range(3)) for key, _, _ in ENGINES}
 
     write(far_path, far)
     far_on = activity(far)
@@ -244,7 +256,7 @@ def main():
             # ERLE where the far end talks and the near end does not (the output there is residual echo and noise).
             mask = far_on * (1 - near_on) if double_talk else far_on
             for key, description, _ in ENGINES:
-                cpu = run(command(key, p["delay_ms"], far_path, mic_path))
+                cpu, alignment = run(command(key, p["delay_ms"], far_path, mic_path))
                 out = read(out_path)[: len(far)]
                 windows = erle_windows(echo, out, noise, mask)
                 after = [e for t, e in windows if t >= 2.0]
@@ -258,7 +270,10 @@ def main():
                        f"first_window_at_{GOAL_DB}_db_s": converged, f"windows_after_2s_at_{GOAL_DB}_db": round(held, 2),
                        "cpu_s_per_audio_s": round(max(cpu - overhead[key], 0.0) / (seconds - 0.5), 5)}
                 if key.startswith("hark"):
-                    row["residual_suppression"] = key == "hark"
+                    row["residual_suppression"] = key != "hark-linear"
+                    if key != "hark-unaligned":
+                        # The far end's delay the canceller set (its estimate of the echo's onset less 10 ms).
+                        row["aligned_delay_ms"], row["aligned_after_s"] = alignment or (None, None)
                 if double_talk:
                     # The near-end voice as it comes out: its correlation with the clean voice over the double-talk
                     # half (the far end's residual echo and the noise lower it too), at the best lag (the residual

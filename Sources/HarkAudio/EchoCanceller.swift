@@ -13,7 +13,11 @@ import CSpeexDSP
 /// which attenuates what the linear filter left (the speaker's distortion is not linear, so some always is).
 ///
 /// Feed the two streams in step: `process(microphone:played:)` takes a microphone block and the block that
-/// was played while it was captured (aligned by the caller's buffer timing, give or take the filter's tail).
+/// was played while it was captured. The echo comes back later than that by the audio buffers' latency and the
+/// air; with `alignment` (the default) the canceller measures that delay (`EchoDelayEstimator`, from the first
+/// second or so of far-end sound) and delays its far end by it less `alignmentMargin`, so the filter's tail
+/// covers the room rather than the buffers. When the delay is first found, or changes, the filter starts again
+/// on the last `replaySeconds` of both streams, replayed at once, so it is no less converged than it was.
 /// Works on whole frames; a remainder is held back until the next call, as `NoiseSuppressor` does.
 /// The corresponding C functions are `speex_echo_state_init`, `speex_echo_ctl`, `speex_echo_cancellation`,
 /// `speex_echo_state_destroy`, and for residual suppression `speex_preprocess_*` with
@@ -28,23 +32,80 @@ public final class EchoCanceller {
         public var tailMilliseconds = 200
         /// Attenuate what the linear filter leaves, with the preprocessor (no noise suppression or gain control).
         public var residualSuppression = true
+        /// Measure the echo's delay and delay the far end by it (less `alignmentMarginMilliseconds`).
+        public var alignment = true
+        /// The longest delay the alignment looks for.
+        public var maximumDelayMilliseconds = 500
+        /// How much earlier than the measured onset the filter starts: the estimate can be a few milliseconds
+        /// late, and an echo that arrives before the filter's start cannot be cancelled at all.
+        public var alignmentMarginMilliseconds = 10
 
         public init() {}
     }
 
     public let configuration: Configuration
     public let format: PCMFormat
-    private let echo: OpaquePointer
-    private let preprocess: OpaquePointer?
+    private var echo: OpaquePointer
+    private var preprocess: OpaquePointer?
     private var pendingMicrophone: [Int16] = []
-    private var pendingPlayed: [Int16] = []
+
+    // Alignment. Sample indices count from the first sample given (microphone and played share them).
+    /// Samples the far end is delayed by (0 until a delay is found).
+    public private(set) var delay = 0
+    /// Played samples from index `playedStart` on: the far end still to come and the past the estimator and a
+    /// replay need.
+    private var played: [Int16] = []
+    private var playedStart = 0
+    /// Microphone samples already processed, the newest `history` of them, ending at index `processed`.
+    private var microphoneHistory: [Int16] = []
+    private var processed = 0
+    private var sinceEstimate = 0
+    /// Recent estimates' onsets (samples), oldest first.
+    private var onsets: [Int] = []
+    private var aligned = false
+    private let estimator: EchoDelayEstimator
+
+    /// How often the delay is estimated (seconds of microphone), before it is found and after.
+    static let searchInterval = 0.25
+    static let checkInterval = 2.0
+    /// One estimate's window of microphone signal.
+    static let estimateSeconds = 1.0
+    /// How much of both streams the filter is given again when the delay is found or changes.
+    public static let replaySeconds = 2.0
+    /// Estimates that must agree (within `agreement`) before the delay is set: the first time, and when it changes.
+    static let estimatesToAlign = 2
+    static let estimatesToRealign = 3
+    static let agreementSeconds = 0.010
+    /// An echo coming back this much later than the filter's start allows is worth a restart.
+    static let realignLaterSeconds = 0.040
+
+    /// When the delay was last set: the microphone samples processed by then.
+    public private(set) var alignedAtSample: Int?
+
+    /// The delay the far end is given, in milliseconds; nil until one is found.
+    public var alignedDelayMilliseconds: Int? {
+        aligned ? delay * 1000 / configuration.sampleRate : nil
+    }
 
     /// - Throws: `SpeexError` for settings speexdsp cannot use or a state it cannot create.
     public init(configuration: Configuration = Configuration()) throws(SpeexError) {
+        (echo, preprocess) = try Self.makeStates(configuration)
+        self.configuration = configuration
+        format = PCMFormat(sampleRate: configuration.sampleRate, channels: 1)
+        estimator = EchoDelayEstimator(maximumLag: configuration.sampleRate * max(0, configuration.maximumDelayMilliseconds) / 1000,
+                                       window: Int(Double(configuration.sampleRate) * Self.estimateSeconds))
+    }
+
+    /// speexdsp's canceller and, with `residualSuppression`, the preprocessor linked to it.
+    private static func makeStates(_ configuration: Configuration) throws(SpeexError) -> (OpaquePointer, OpaquePointer?) {
         let tail = configuration.sampleRate * configuration.tailMilliseconds / 1000
         guard configuration.sampleRate > 0, configuration.frameLength > 0, tail >= configuration.frameLength else {
             throw SpeexError(function: "speex_echo_state_init", code: -1,
                              message: "invalid settings: \(configuration.sampleRate) Hz, frames of \(configuration.frameLength), a tail of \(configuration.tailMilliseconds) ms (it must hold at least one frame)")
+        }
+        guard configuration.maximumDelayMilliseconds >= 0, configuration.alignmentMarginMilliseconds >= 0 else {
+            throw SpeexError(function: "speex_echo_state_init", code: -1,
+                             message: "invalid settings: a maximum delay of \(configuration.maximumDelayMilliseconds) ms and a margin of \(configuration.alignmentMarginMilliseconds) ms (neither may be negative)")
         }
         guard let echo = speex_echo_state_init(Int32(configuration.frameLength), Int32(tail)) else {
             throw SpeexError(function: "speex_echo_state_init", code: -1, message: "could not create the echo canceller")
@@ -77,13 +138,14 @@ public final class EchoCanceller {
             }
             preprocess = state
         }
-        self.echo = echo
-        self.preprocess = preprocess
-        self.configuration = configuration
-        format = PCMFormat(sampleRate: configuration.sampleRate, channels: 1)
+        return (echo, preprocess)
     }
 
     deinit {
+        Self.destroy(echo, preprocess)
+    }
+
+    private static func destroy(_ echo: OpaquePointer, _ preprocess: OpaquePointer?) {
         if let preprocess { speex_preprocess_state_destroy(preprocess) }
         speex_echo_state_destroy(echo)
     }
@@ -91,38 +153,146 @@ public final class EchoCanceller {
     /// The microphone with the echo of `played` taken out, for the whole frames available. `microphone` and
     /// `played` must be the same length (the same span of time) and in `format`.
     /// - Throws: `PCMFormatError` for another format; `EchoCancellerError.unequalLengths` for blocks of different lengths.
-    public func process(microphone: PCMBuffer, played: PCMBuffer) throws -> PCMBuffer {
+    public func process(microphone: PCMBuffer, played played_: PCMBuffer) throws -> PCMBuffer {
         guard microphone.format == format else { throw PCMFormatError(expected: format, actual: microphone.format, context: "echo canceller, microphone") }
-        guard played.format == format else { throw PCMFormatError(expected: format, actual: played.format, context: "echo canceller, played audio") }
-        guard microphone.samples.count == played.samples.count else {
-            throw EchoCancellerError.unequalLengths(microphone: microphone.samples.count, played: played.samples.count)
+        guard played_.format == format else { throw PCMFormatError(expected: format, actual: played_.format, context: "echo canceller, played audio") }
+        guard microphone.samples.count == played_.samples.count else {
+            throw EchoCancellerError.unequalLengths(microphone: microphone.samples.count, played: played_.samples.count)
         }
         pendingMicrophone += microphone.samples
-        pendingPlayed += played.samples
+        played += played_.samples
         let frame = configuration.frameLength
         let whole = pendingMicrophone.count / frame * frame
-        var out = [Int16](repeating: 0, count: whole)
-        pendingMicrophone.withUnsafeBufferPointer { mic in
-            pendingPlayed.withUnsafeBufferPointer { play in
+        var out = [Int16]()
+        out.reserveCapacity(whole)
+        // In steps of at most 100 ms, so the delay is looked for during a long block too (`hark echo-cancel`
+        // gives a whole recording at once).
+        let step = max(frame, configuration.sampleRate / 10 / frame * frame)
+        var done = 0
+        while done < whole {
+            let count = min(step, whole - done)
+            let microphoneChunk = pendingMicrophone[done..<(done + count)]
+            out += run(microphone: microphoneChunk)
+            microphoneHistory += microphoneChunk
+            processed += count
+            done += count
+            if configuration.alignment {
+                sinceEstimate += count
+                let interval = aligned ? Self.checkInterval : Self.searchInterval
+                if Double(sinceEstimate) >= interval * Double(configuration.sampleRate) {
+                    sinceEstimate = 0
+                    considerAlignment()
+                }
+            }
+            trimHistory()
+        }
+        pendingMicrophone.removeFirst(whole)
+        return PCMBuffer(format: format, samples: out)
+    }
+
+    /// The far end for the microphone samples from index `start` on: what was played `delay` samples earlier.
+    private func farEnd(from start: Int, count: Int) -> [Int16] {
+        playedSamples(from: start - delay, count: count)
+    }
+
+    /// What was played from index `start` on (silence before the first sample and where the history no longer reaches).
+    private func playedSamples(from start: Int, count: Int) -> [Int16] {
+        var samples = [Int16](repeating: 0, count: count)
+        let low = max(start, playedStart), high = min(start + count, playedStart + played.count)
+        if low < high {
+            samples.replaceSubrange((low - start)..<(high - start), with: played[(low - playedStart)..<(high - playedStart)])
+        }
+        return samples
+    }
+
+    /// Runs the filter (and the suppressor) over whole frames of `microphone`, the samples from index `processed`.
+    private func run(microphone: ArraySlice<Int16>) -> [Int16] {
+        let frame = configuration.frameLength
+        let far = farEnd(from: processed, count: microphone.count)
+        var out = [Int16](repeating: 0, count: microphone.count)
+        microphone.withUnsafeBufferPointer { mic in
+            far.withUnsafeBufferPointer { play in
                 out.withUnsafeMutableBufferPointer { result in
                     guard let m = mic.baseAddress, let p = play.baseAddress, let r = result.baseAddress else { return }
-                    for offset in stride(from: 0, to: whole, by: frame) {
+                    for offset in stride(from: 0, to: microphone.count - frame + 1, by: frame) {
                         speex_echo_cancellation(echo, m + offset, p + offset, r + offset)
                         if let preprocess { _ = speex_preprocess_run(preprocess, r + offset) }
                     }
                 }
             }
         }
-        pendingMicrophone.removeFirst(whole)
-        pendingPlayed.removeFirst(whole)
-        return PCMBuffer(format: format, samples: out)
+        return out
+    }
+
+    /// Estimates the delay over the last second; sets it when enough estimates agree and it is new.
+    private func considerAlignment() {
+        let window = estimator.window
+        guard microphoneHistory.count >= window else { return }
+        // The lags the played history covers (at the start, only as far back as the stream goes).
+        let lags = min(estimator.maximumLag, processed - window - max(0, playedStart))
+        guard lags * 10 >= configuration.sampleRate else { return }  // at least 100 ms
+        let far = playedSamples(from: processed - window - lags, count: window + lags)
+        guard let estimate = estimator.estimate(microphone: microphoneHistory.suffix(window), played: far[...]) else { return }
+        onsets.append(estimate.onset)
+        let needed = aligned ? Self.estimatesToRealign : Self.estimatesToAlign
+        if onsets.count > needed { onsets.removeFirst(onsets.count - needed) }
+        guard onsets.count == needed, let low = onsets.min(), let high = onsets.max(),
+              Double(high - low) <= Self.agreementSeconds * Double(configuration.sampleRate) else { return }
+        let margin = configuration.sampleRate * configuration.alignmentMarginMilliseconds / 1000
+        let newDelay = max(0, low - margin)
+        // Once aligned, a restart costs the converged filter: only for an echo that now starts before the
+        // filter does (the middle estimate, as single onsets can come out early), or one that comes back so much
+        // later that the tail misses a good part of the room.
+        let middle = onsets.sorted()[onsets.count / 2]
+        if aligned && middle >= delay && Double(newDelay - delay) < Self.realignLaterSeconds * Double(configuration.sampleRate) {
+            onsets.removeAll()
+            return
+        }
+        onsets.removeAll()
+        realign(to: newDelay)
+    }
+
+    /// A fresh filter with the far end delayed by `newDelay`, given the recent past of both streams at once.
+    private func realign(to newDelay: Int) {
+        guard let states = try? Self.makeStates(configuration) else { return }  // the same settings worked at init
+        Self.destroy(echo, preprocess)
+        (echo, preprocess) = states
+        delay = newDelay
+        aligned = true
+        alignedAtSample = processed
+        let frame = configuration.frameLength
+        let replay = min(microphoneHistory.count, Int(Self.replaySeconds * Double(configuration.sampleRate))) / frame * frame
+        let now = processed
+        processed = now - replay
+        _ = run(microphone: microphoneHistory.suffix(replay))
+        processed = now
+    }
+
+    /// Keeps what a replay and the next estimate need, and the far end still to come.
+    private func trimHistory() {
+        let keep = Int(max(Self.replaySeconds, Self.estimateSeconds) * Double(configuration.sampleRate)) + configuration.frameLength
+        if microphoneHistory.count > keep + configuration.sampleRate { microphoneHistory.removeFirst(microphoneHistory.count - keep) }
+        let playedKeepFrom = processed - keep - max(estimator.maximumLag, delay)
+        let drop = playedKeepFrom - playedStart
+        if drop > configuration.sampleRate {
+            played.removeFirst(min(drop, played.count))
+            playedStart += min(drop, played.count)
+        }
     }
 
     /// Forgets the learnt echo path (the speaker or the room changed).
     public func reset() {
         speex_echo_state_reset(echo)
         pendingMicrophone.removeAll()
-        pendingPlayed.removeAll()
+        played.removeAll()
+        microphoneHistory.removeAll()
+        playedStart = 0
+        processed = 0
+        sinceEstimate = 0
+        onsets.removeAll()
+        delay = 0
+        aligned = false
+        alignedAtSample = nil
     }
 }
 

@@ -7,7 +7,7 @@ enum EchoCancelCommand: Command {
     static let name = "echo-cancel"
     static let abstract = "Take the echo of a played recording out of a microphone recording (speexdsp)"
     static let usage = """
-        USAGE: hark echo-cancel --played FILE --microphone FILE --output FILE.wav [--tail MS] [--no-residual]
+        USAGE: hark echo-cancel --played FILE --microphone FILE --output FILE.wav [--tail MS] [--no-residual] [--no-align]
 
         Both inputs are converted to 16 kHz mono; the played one is cut or padded with silence to the
         microphone's length. The output is the microphone with the echo of the played audio taken out.
@@ -16,6 +16,7 @@ enum EchoCancelCommand: Command {
           --output FILE      where the cleaned microphone goes (WAV or FLAC, by extension)
           --tail MS          the longest echo the filter models, in milliseconds (default \(EchoCanceller.Configuration().tailMilliseconds))
           --no-residual      the linear filter only, without the residual echo suppressor
+          --no-align         do not measure the echo's delay (the filter starts at the played audio's time)
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -28,6 +29,7 @@ enum EchoCancelCommand: Command {
             configuration.tailMilliseconds = tail
         }
         configuration.residualSuppression = !(try args.flag("--no-residual"))
+        configuration.alignment = !(try args.flag("--no-align"))
         try args.finish()
         let played: PCMBuffer
         let microphone: PCMBuffer
@@ -47,6 +49,13 @@ enum EchoCancelCommand: Command {
             try AudioFile.write(cleaned, to: output)
         } catch {
             throw CommandFailure(message: "\(error)", exitCode: 73)
+        }
+        if configuration.alignment {
+            if let delay = canceller.alignedDelayMilliseconds, let at = canceller.alignedAtSample {
+                printError("hark echo-cancel: the far end delayed by \(delay) ms (the echo's onset less \(configuration.alignmentMarginMilliseconds) ms), set after \(String(format: "%.2f", Double(at) / Double(configuration.sampleRate))) s")
+            } else {
+                printError("hark echo-cancel: no echo delay found (no echo stood out of the microphone): the far end was not delayed")
+            }
         }
         return 0
     }

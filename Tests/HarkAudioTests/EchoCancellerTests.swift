@@ -75,4 +75,92 @@ import Testing
         bad.tailMilliseconds = 1
         #expect(throws: SpeexError.self) { try EchoCanceller(configuration: bad) }
     }
+
+    /// A room behind deep audio buffers: `delay` samples of nothing, then the direct sound and 40 reflections
+    /// (seeded) that decay over about 100 ms, at half the level.
+    static func deepEcho(of played: [Int16], delay: Int, seed: UInt64 = 7) -> [Int16] {
+        var state = seed
+        func random() -> Double {  // xorshift, in 0…1
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Double(state % 1_000_001) / 1_000_000
+        }
+        let taps = [(0, 1.0)] + (0..<40).map { _ in
+            let at = 8 + Int(random() * 1_600)
+            return (at, (random() < 0.5 ? -0.6 : 0.6) * exp(-Double(at) / 350))
+        }
+        var out = [Double](repeating: 0, count: played.count)
+        for (at, gain) in taps {
+            for i in (delay + at)..<max(delay + at, played.count) { out[i] += gain * Double(played[i - delay - at]) }
+        }
+        return out.map { Int16(clamping: Int((0.5 * $0).rounded())) }
+    }
+
+    /// Continuous read speech (the LibriVox clips bench/aec.py plays as the far end), the first `seconds`.
+    static func readSpeech(seconds: Int) throws -> [Int16] {
+        let folder = AudioFixtures.benchmarks.appendingPathComponent("recorded-speech")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".wav") }.sorted()
+        let clips = try names.map { try AudioFile.readSpeech(folder.appendingPathComponent($0).path) }
+        let played = AudioFixtures.concatenated(clips).samples
+        try #require(played.count >= 16_000 * seconds)
+        return Array(played.prefix(16_000 * seconds))
+    }
+
+    /// The delay is found from real speech: its onset a little early, never late (late would put the direct
+    /// sound before the filter's start), and nothing is found where there is no echo.
+    @Test func theEchoDelayIsFoundAndNothingIsFoundWithoutEcho() throws {
+        let played = try Self.readSpeech(seconds: 8)
+        let estimator = EchoDelayEstimator(maximumLag: 8_000, window: 16_000)
+        for delay in [160, 1_280, 2_400] {  // 10, 80 and 150 ms
+            let microphone = Self.deepEcho(of: played, delay: delay)
+            var found: [Int] = []
+            for end in stride(from: 16_000, through: played.count, by: 8_000) {
+                let far = played[max(0, end - 24_000)..<end]
+                if let estimate = estimator.estimate(microphone: microphone[(end - 16_000)..<end], played: far) {
+                    found.append(estimate.onset)
+                    #expect(estimate.onset <= delay + 48, "delay \(delay): onset \(estimate.onset)")
+                    #expect(estimate.onset >= delay - 320, "delay \(delay): onset \(estimate.onset)")
+                }
+            }
+            #expect(found.count >= 12, "delay \(delay): \(found.count) estimates of 14")
+        }
+        // Another voice in the microphone, or only noise: no echo of the played sound stands out.
+        let clips = try AudioFixtures.speechClips(8).map { try AudioFile.readSpeech($0.path) }
+        let other = Array(AudioFixtures.concatenated(clips).samples.prefix(played.count))
+        try #require(other.count == played.count)
+        let noise = AudioFixtures.noise(frames: played.count, amplitude: 300, seed: 3).samples
+        for microphone in [other, noise] {
+            for end in stride(from: 16_000, through: played.count, by: 8_000) {
+                let far = played[max(0, end - 24_000)..<end]
+                #expect(estimator.estimate(microphone: microphone[(end - 16_000)..<end], played: far) == nil)
+            }
+        }
+        // Nothing played: nothing to measure.
+        let silence = [Int16](repeating: 0, count: 24_000)
+        #expect(estimator.estimate(microphone: played[0..<16_000], played: silence[...]) == nil)
+    }
+
+    /// Behind 150 ms of buffers a 200 ms filter keeps 50 ms for the room: aligned, the canceller covers it all.
+    @Test func anEchoBehindDeepBuffersIsCancelledOnceAligned() throws {
+        let played = try Self.readSpeech(seconds: 10)
+        let microphone = Self.deepEcho(of: played, delay: 2_400)
+        let half = 80_000..<160_000
+        func erle(_ out: [Int16]) -> Double {
+            20 * log10(AudioFixtures.rms(microphone[half]) / max(AudioFixtures.rms(out[half]), 1))
+        }
+        let aligned = try EchoCanceller()
+        let alignedOut = try Self.run(aligned, microphone: microphone, played: played, block: 1_600)
+        var off = EchoCanceller.Configuration()
+        off.alignment = false
+        let unaligned = try EchoCanceller(configuration: off)
+        let unalignedOut = try Self.run(unaligned, microphone: microphone, played: played, block: 1_600)
+        let delay = try #require(aligned.alignedDelayMilliseconds)
+        #expect((125...150).contains(delay), "delay \(delay) ms")
+        #expect(try #require(aligned.alignedAtSample) <= 48_000, "aligned after \(aligned.alignedAtSample ?? 0) samples")
+        #expect(unaligned.alignedDelayMilliseconds == nil)
+        #expect(erle(alignedOut) > 30, "aligned ERLE \(erle(alignedOut)) dB")
+        #expect(erle(alignedOut) > erle(unalignedOut) + 10, "aligned \(erle(alignedOut)) dB, unaligned \(erle(unalignedOut)) dB")
+        // reset forgets the delay.
+        aligned.reset()
+        #expect(aligned.alignedDelayMilliseconds == nil)
+    }
 }
