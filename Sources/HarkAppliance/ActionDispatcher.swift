@@ -1,6 +1,7 @@
 import Foundation
 import HarkCore
 import HarkDevices
+import HarkSpeech
 
 /// Runs dialog client actions on the appliance's devices (docs/device-actions.md): `light`/`led` on, off,
 /// toggle, blink; `camera` capture. The value handed back to the dialog is the device's state read back
@@ -16,15 +17,18 @@ public final class ActionDispatcher: DialogActionPerformer {
     let trigger: String
     /// The appliance's room membership, for the `room` action; nil: rooms are not available.
     let rooms: RoomLink?
+    /// The turn's transcript when it was spoken (an announcement plays its recording).
+    let spoken: Transcript?
 
     /// - Parameters:
     ///   - report: receives the `action`, `device` and `error` events as they happen, to be stored and shown.
     ///   - announce: receives the `picture` event, which the picture store has already stored, to be shown.
     public init(
-        devices: DeviceSet, pictures: PictureStore?, turn: Int64?, trigger: String, rooms: RoomLink? = nil,
+        devices: DeviceSet, pictures: PictureStore?, turn: Int64?, trigger: String, rooms: RoomLink? = nil, spoken: Transcript? = nil,
         report: @escaping (ApplianceEvent) -> Void, announce: @escaping (ApplianceEvent) -> Void
     ) {
         self.rooms = rooms
+        self.spoken = spoken
         self.devices = devices
         self.pictures = pictures
         self.turn = turn
@@ -48,7 +52,7 @@ public final class ActionDispatcher: DialogActionPerformer {
     /// A room that is not there is an outcome the dialog answers ("There is no room called …"), not an error.
     public func room(_ rooms: RoomLink, command: String, parameters: JSONObject) throws(DeviceCommandError) -> RoomOutcome {
         let outcome: RoomOutcome
-        do { outcome = try rooms.perform(command: command, parameters: parameters) } catch {
+        do { outcome = try rooms.perform(command: command, parameters: parameters, spoken: spoken) } catch {
             report(event(.error, "room \(command): \(error.message)", ["name": .string(RoomLink.actionName), "command": .string(command)]))
             throw error
         }

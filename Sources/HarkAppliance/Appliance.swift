@@ -182,6 +182,8 @@ public final class Appliance {
             speak("Your pairing code is " + code.map(String.init).joined(separator: " ") + ".")
         case .say(let text):
             speak(text)
+        case .play(let sound):
+            play(sound)
         }
     }
 
@@ -333,6 +335,13 @@ public final class Appliance {
         guard let synthesizer, let speaker, !text.isEmpty else { return }
         do { _ = try synthesizer.speak(text, to: speaker) } catch {
             emit(.error, "speaking: \(error)", ["source": "synthesis"], turn: turn)
+        }
+    }
+
+    private func play(_ sound: PCMBuffer) {
+        guard let speaker, sound.frameCount > 0 else { return }
+        do { try speaker.write(sound.converted(to: speaker.format)) } catch {
+            emit(.error, "playing: \(error)", ["source": "audio"])
         }
     }
 

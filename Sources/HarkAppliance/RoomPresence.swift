@@ -1,6 +1,7 @@
 import Foundation
 import HarkAudio
 import HarkCore
+import HarkSpeech
 import Synchronization
 
 /// The appliance as a member of a drop-in room, seen from the voice loop and the dialog: the rooms themselves
@@ -67,6 +68,8 @@ public struct RoomOutcome: Sendable, Equatable {
     public var roomID: String?
     /// The name that was asked for.
     public var asked: String?
+    /// For an announcement: it went out in the speaker's own recorded voice, not read out by the synthesiser.
+    public var voice = false
     public var message: String
 
     public init(_ status: Status, room: String? = nil, roomID: String? = nil, asked: String? = nil, message: String) {
@@ -82,6 +85,7 @@ public struct RoomOutcome: Sendable, Equatable {
         if let room { o["room"] = .string(room) }
         if let roomID { o["room_id"] = .string(roomID) }
         if let asked { o["asked"] = .string(asked) }
+        if voice { o["voice"] = .bool(true) }
         o["message"] = .string(message)
         return .object(o)
     }
@@ -96,7 +100,7 @@ public final class RoomLink: Sendable {
     /// The most characters an announcement may have (as `POST /api/announce`).
     public static let maximumAnnouncementCharacters = 500
     private let presence = Mutex<(any RoomPresence)?>(nil)
-    private let announcer = Mutex<(@Sendable (String) -> RoomOutcome)?>(nil)
+    private let announcer = Mutex<(@Sendable (Announcement) -> RoomOutcome)?>(nil)
 
     public init() {}
 
@@ -108,12 +112,14 @@ public final class RoomLink: Sendable {
 
     /// What says an announcement on the appliances and into the rooms: the server's (`POST /api/announce`'s
     /// work), or the linked server's when the appliance is in another's rooms.
-    public func installAnnouncer(_ announce: @escaping @Sendable (String) -> RoomOutcome) {
+    public func installAnnouncer(_ announce: @escaping @Sendable (Announcement) -> RoomOutcome) {
         announcer.withLock { $0 = announce }
     }
 
-    /// Runs the dialog's `room` action: `join` (with `room`, the entity, and `text`, the request) or `leave`.
-    public func perform(command: String, parameters: JSONObject) throws(DeviceCommandError) -> RoomOutcome {
+    /// Runs the dialog's `room` action: `join` (with `room`, the entity, and `text`, the request), `leave`, or
+    /// `announce` (with `text`). `spoken`: the turn's transcript when it was said, whose recording an announcement
+    /// plays (`Announcement.voice(of:in:)`) instead of having the synthesiser read the recognised words.
+    public func perform(command: String, parameters: JSONObject, spoken: Transcript? = nil) throws(DeviceCommandError) -> RoomOutcome {
         guard ["join", "leave", "announce"].contains(command) else {
             throw .unknownCommand("unknown command \"\(command)\" for room (use join, leave or announce)")
         }
@@ -127,8 +133,12 @@ public final class RoomLink: Sendable {
                 return RoomOutcome(.unavailable, message: "announcements need the web server, which is off")
             }
             // `asked` is what was announced: the dialog says it back, so a misheard announcement is heard as such.
-            var outcome = announce(text)
+            // Said by voice, the words after "announce" are played as they were said: the recogniser only knows
+            // the workspace's sentences, and would turn "announce the plumber is here" into the nearest one.
+            let voice = spoken.flatMap { Announcement.voice(of: text, in: $0) }
+            var outcome = announce(Announcement(text: text, voice: voice))
             outcome.asked = text
+            outcome.voice = voice != nil && outcome.status == .announced
             return outcome
         }
         guard let presence = current else {
@@ -144,5 +154,53 @@ public final class RoomLink: Sendable {
         default:  // "leave", the only other command the guard lets through
             return presence.leave()
         }
+    }
+}
+
+/// An announcement: the text (typed, or as recognised), and when it was said, the recording of its words.
+public struct Announcement: Sendable, Equatable {
+    public var text: String
+    /// 16 kHz mono: the speaker's own words after "announce", to be played instead of `text` read out.
+    public var voice: [Int16]?
+
+    public init(text: String, voice: [Int16]? = nil) {
+        self.text = text
+        self.voice = voice
+    }
+
+    /// The shortest recording worth playing.
+    static let minimumVoiceSeconds = 0.3
+    /// Kept before the first word and after the last (word times are 10 ms frames; a word's edges are soft).
+    static let leadSeconds = 0.08
+    static let tailSeconds = 0.25
+    /// The level a recording is brought up to (RMS, -20 dBFS), with at most `maximumGain`.
+    static let targetRMS = 3_277.0
+    static let maximumGain = 8.0
+
+    /// The part of `spoken`'s recording that said `text`: `text` must be the transcript's last words (the
+    /// dialog cuts it from the end of the sentence), from the first of them to the end of the last, brought to
+    /// an even level. nil when there is no recording, the words do not match or it is too short.
+    public static func voice(of text: String, in spoken: Transcript) -> [Int16]? {
+        let recording = spoken.recording
+        let wanted = Self.words(text)
+        guard !recording.isEmpty, !wanted.isEmpty, spoken.words.count >= wanted.count else { return nil }
+        let said = Array(spoken.words.suffix(wanted.count))
+        guard said.map({ Self.words($0.text).joined(separator: " ") }) == wanted else { return nil }
+        let rate = Double(PCMFormat.speech.sampleRate)
+        let start = max(0, Int(((said[0].start - leadSeconds) * rate).rounded()))
+        let end = min(recording.count, Int(((said[said.count - 1].end + tailSeconds) * rate).rounded()))
+        guard Double(end - start) >= minimumVoiceSeconds * rate else { return nil }
+        let clip = recording[start..<end]
+        let rms = (clip.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(clip.count)).squareRoot()
+        guard rms > 0 else { return nil }
+        let gain = min(maximumGain, targetRMS / rms)
+        return clip.map { Int16(clamping: Int((Double($0) * gain).rounded())) }
+    }
+
+    /// Lower-case words without punctuation ("It's" → "it's").
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { $0.isWhitespace }).map { word in
+            String(word.filter { $0.isLetter || $0.isNumber || $0 == "'" })
+        }.filter { !$0.isEmpty }
     }
 }

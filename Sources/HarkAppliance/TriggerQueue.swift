@@ -1,4 +1,5 @@
 import Foundation
+import HarkAudio
 
 /// Something that asks the loop to act, from outside its audio: the console, the button, the web, a signal.
 public enum Trigger: Sendable, Equatable {
@@ -15,6 +16,8 @@ public enum Trigger: Sendable, Equatable {
     case pair
     /// Say this on the speaker (the web's `POST /api/say`): spoken by the loop, so it never talks over a reply.
     case say(String)
+    /// Play this on the speaker (an announcement in someone's own voice), by the loop as `say`.
+    case play(PCMBuffer)
     /// An input failed outside the loop (the button's line): logged, and the appliance carries on.
     case failure(String)
     /// Finish the current turn, then stop (SIGINT, SIGTERM).

@@ -107,7 +107,7 @@ public final class TurnRunner: Sendable {
             "accepted": true, "intents": intentsJSON(understood),
             "entities": .array(understood.entities.map(\.json)),
         ], turn: turnID)
-        let dispatcher = dispatcher(turn: turnID, trigger: source.rawValue)
+        let dispatcher = dispatcher(turn: turnID, trigger: source.rawValue, spoken: spoken?.transcript)
         let published = publishedStates(into: context)
         let dialog = withRandom { assistant.dialog.respond(to: understood, context: published, now: Date(), random: &$0, performer: dispatcher) }
         recorder.record(.state, "Dialog: \(dialog.nodesVisited.joined(separator: " → "))",
@@ -123,10 +123,10 @@ public final class TurnRunner: Sendable {
 
     /// Runs device commands on this runner's devices, logging them through its recorder: the dialog's
     /// actions, and the web page's switch and camera button.
-    public func dispatcher(turn: Int64?, trigger: String) -> ActionDispatcher {
+    public func dispatcher(turn: Int64?, trigger: String, spoken: Transcript? = nil) -> ActionDispatcher {
         let recorder = recorder
         return ActionDispatcher(
-            devices: devices, pictures: pictures, turn: turn, trigger: trigger, rooms: roomLink,
+            devices: devices, pictures: pictures, turn: turn, trigger: trigger, rooms: roomLink, spoken: spoken,
             report: { recorder.record($0) }, announce: { recorder.announce($0) })
     }
 

@@ -177,10 +177,15 @@ enum RunCommand: Command {
         let webRecognizer = try? SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: RecognitionOptions())
         let triggers = appliance.triggers
         var speak: (@Sendable (String) -> Bool)?
+        var play: (@Sendable ([Int16]) -> Bool)?
         if spoken {
             // Spoken by the loop, between turns, on the one speaker.
             speak = { text in
                 triggers.post(.say(text))
+                return true
+            }
+            play = { samples in
+                triggers.post(.play(PCMBuffer(format: .speech, samples: samples)))
                 return true
             }
         }
@@ -188,7 +193,7 @@ enum RunCommand: Command {
         do {
             server = try ServerSetup.start(
                 configuration: setup.configuration, dataDirectory: setup.dataDirectory, turns: appliance.turns, pictures: setup.pictures,
-                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, port: port)
+                recognizer: webRecognizer, synthesizer: synthesizer, speak: speak, play: play, speechModel: setup.speechModel, port: port)
         } catch let failure as CommandFailure {
             // The voice loop does not need the page: a taken port must not silence the appliance.
             printError("hark: the web page and API are off: \(failure.message)")
@@ -249,7 +254,8 @@ enum RunCommand: Command {
             throw CommandFailure(message: error.message)
         }
         appliance.turns.roomLink.install(member)
-        appliance.turns.roomLink.installAnnouncer { text in member.announce(text) }
+        // The other server takes text: an announcement said here is read out there as recognised.
+        appliance.turns.roomLink.installAnnouncer { announcement in member.announce(announcement.text) }
         printError("hark: rooms are those of \(wanted), as \(name)")
         guard let join = configuration.roomJoin else { return }
         let outcome = member.joinOrCreateWhenReachable(displayName: join)

@@ -56,11 +56,13 @@ enum ServeCommand: Command {
         let speaker = try? ALSAPlayback(
             device: configuration.playbackDevice, format: SpeechSynthesizer.playbackFormat,
             configFile: configuration.alsaConfigFile)
-        let speak: (@Sendable (String) -> Bool)? = speaker.map { SpeakerLine(speaker: $0, synthesizer: synthesizer).say }
+        let speakerLine = speaker.map { SpeakerLine(speaker: $0, synthesizer: synthesizer) }
+        let speak: (@Sendable (String) -> Bool)? = speakerLine.map { $0.say }
+        let play: (@Sendable ([Int16]) -> Bool)? = speakerLine.map { $0.play }
 
         let started = try ServerSetup.start(
             configuration: configuration, dataDirectory: setup.dataDirectory, turns: turns, pictures: setup.pictures,
-            recognizer: recognizer, synthesizer: synthesizer, speak: speak, speechModel: setup.speechModel, host: host, port: port,
+            recognizer: recognizer, synthesizer: synthesizer, speak: speak, play: play, speechModel: setup.speechModel, host: host, port: port,
             roomIdleClose: roomIdle ?? Rooms.defaultIdleClose)
         turns.roomLink.install(NoAppliance())
         if printPort { Output.line(String(started.server.port)) }
@@ -98,6 +100,18 @@ final class SpeakerLine: @unchecked Sendable {
         defer { lock.unlock() }
         do {
             _ = try synthesizer.speak(text, to: speaker)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Plays 16 kHz mono samples (an announcement in someone's own voice).
+    func play(_ samples: [Int16]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try speaker.write(PCMBuffer(format: .speech, samples: samples).converted(to: speaker.format))
             return true
         } catch {
             return false

@@ -31,7 +31,7 @@ enum ServerSetup {
     static func start(
         configuration: ApplianceConfiguration, dataDirectory: URL, turns: TurnRunner, pictures: PictureStore?,
         recognizer: SpeechRecognizer?, synthesizer: SpeechSynthesizer, speak: (@Sendable (String) -> Bool)?,
-        speechModel: SpeechModel, host: String? = nil, port: Int? = nil, roomIdleClose: Duration = Rooms.defaultIdleClose
+        play: (@Sendable ([Int16]) -> Bool)? = nil, speechModel: SpeechModel, host: String? = nil, port: Int? = nil, roomIdleClose: Duration = Rooms.defaultIdleClose
     ) throws -> Started {
         let auth: AuthService
         do {
@@ -52,7 +52,7 @@ enum ServerSetup {
         }
         let api = CompanionAPI(turns: turns, auth: auth, pictures: pictures, listening: listening, speak: speak, openAPI: openAPI,
                                hosts: .local(extra: configuration.serverHostNames), rooms: rooms,
-                               synthesize: { text in try? synthesizer.synthesize(text).converted(to: .speech).samples })
+                               synthesize: { text in try? synthesizer.synthesize(text).converted(to: .speech).samples }, play: play)
         let web = SpeechCLI.repositoryFile("web/index.html").map { StaticFiles(directory: $0.deletingLastPathComponent()) }
         if web == nil { printError("hark: warning: the web page (web/index.html) was not found next to the working directory or the binary: only the API is served") }
 
@@ -95,9 +95,9 @@ enum ServerSetup {
     }
 
     /// The dialog's "announce …" (the `room` action's `announce` command) through the server's announcements.
-    private static func announcer(_ api: CompanionAPI) -> @Sendable (String) -> RoomOutcome {
-        { text in
-            switch api.announce(text: text, source: "dialog") {
+    private static func announcer(_ api: CompanionAPI) -> @Sendable (Announcement) -> RoomOutcome {
+        { announcement in
+            switch api.announce(announcement, source: "dialog") {
             case .announced(_, let rooms):
                 return RoomOutcome(.announced, message: rooms.isEmpty ? "announced on this appliance" : "announced here and in \(rooms.count) room(s)")
             case .nobodyListening(let message): return RoomOutcome(.nobodyListening, message: message)

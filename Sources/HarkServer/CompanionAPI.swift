@@ -36,6 +36,8 @@ public final class CompanionAPI: Sendable {
     public let roomAudio: RoomAudio?
     /// Renders text as 16 kHz mono speech for the rooms (eSpeak NG); nil when no synthesiser is available.
     public let synthesize: (@Sendable (String) -> [Int16]?)?
+    /// Plays 16 kHz mono on the appliance's speaker (an announcement in the speaker's own voice); nil when it has none.
+    public let play: (@Sendable ([Int16]) -> Bool)?
     let turnGate: TurnGate
 
     var store: EventStore? { turns.recorder.store }
@@ -45,7 +47,7 @@ public final class CompanionAPI: Sendable {
         speak: (@Sendable (String) -> Bool)?, openAPI: [UInt8]?, hosts: HostPolicy = .local(),
         tokenCheckInterval: Duration = .seconds(5), listenLimits: ListenLimits = ListenLimits(),
         concurrentTurns: Int = ProcessInfo.processInfo.activeProcessorCount, rooms: Rooms? = nil,
-        synthesize: (@Sendable (String) -> [Int16]?)? = nil
+        synthesize: (@Sendable (String) -> [Int16]?)? = nil, play: (@Sendable ([Int16]) -> Bool)? = nil
     ) {
         self.turns = turns
         self.auth = auth
@@ -60,6 +62,7 @@ public final class CompanionAPI: Sendable {
         self.rooms = rooms
         roomAudio = rooms.map { RoomAudio(rooms: $0) }
         self.synthesize = synthesize
+        self.play = play
         turnGate = TurnGate(width: concurrentTurns)
     }
 
@@ -465,23 +468,41 @@ extension CompanionAPI {
         case nobodyListening(String)
     }
 
+    /// Said before an announcement in the speaker's own voice, so that nobody takes it for someone in the room.
+    static let voiceLead = "Announcement."
+
     /// Says `text` (checked by the caller: 1 to `maximumAnnouncementCharacters`) on the appliance's speaker and into
     /// every room with its sound open, and logs it as a `reply` with `source`: `POST /api/announce` and the
     /// dialog's "announce …" (the `room` action's `announce` command) both come here.
     public func announce(text: String, source: String) -> Announcement {
+        announce(HarkAppliance.Announcement(text: text), source: source)
+    }
+
+    /// An announcement, read out by the synthesiser, or with `voice` (the dialog's, when it was said) played
+    /// after a short spoken lead ("Announcement.").
+    public func announce(_ announcement: HarkAppliance.Announcement, source: String) -> Announcement {
+        let text = announcement.text
+        let voice = announcement.voice.map { (synthesize?(Self.voiceLead) ?? []) + $0 }
         var rooms: Set<String> = []
-        if let roomAudio, let synthesize {
-            guard let samples = synthesize(text) else { return .unsynthesisable }
-            guard let heard = roomAudio.announce(samples) else { return .busy }
-            rooms = heard
+        if let roomAudio {
+            var samples = voice
+            if samples == nil, let synthesize {
+                guard let said = synthesize(text) else { return .unsynthesisable }
+                samples = said
+            }
+            if let samples {
+                guard let heard = roomAudio.announce(samples) else { return .busy }
+                rooms = heard
+            }
         }
-        let spoken = speak?(text) ?? false
+        let spoken = if let voice, let play { play(voice) } else { speak?(text) ?? false }
         guard spoken || !rooms.isEmpty else {
             return .nobodyListening(speak == nil
                 ? "nobody would hear it: this appliance has no speaker and no room has its sound open"
                 : "the appliance could not speak it (see the event log) and no room has its sound open")
         }
-        turns.recorder.record(.reply, text, ["source": .string(source), "announce": true, "say": .bool(spoken), "rooms": .number(Double(rooms.count))])
+        turns.recorder.record(.reply, text, ["source": .string(source), "announce": true, "say": .bool(spoken), "rooms": .number(Double(rooms.count)),
+                                             "voice": .bool(voice != nil)])
         return .announced(spoken: spoken, rooms: rooms.sorted())
     }
 }

@@ -3,6 +3,7 @@ import HarkAudio
 import HarkCore
 import HarkDevices
 import HarkSpeech
+import Synchronization
 import Testing
 @testable import HarkAppliance
 
@@ -161,6 +162,39 @@ struct ApplianceLoopTests {
         #expect(picture.width == 320 && picture.height == 240)
         #expect(picture.trigger == "voice")
         #expect(bench.texts(.reply) == ["Picture taken"])
+    }
+
+    @Test("a spoken announcement goes out in the speaker's own voice, not as the workspace sentence it was heard as")
+    func announcementInTheSpeakersVoice() throws {
+        let bench = try Bench()
+        let heard = Mutex<[Announcement]>([])
+        bench.appliance.turns.roomLink.installAnnouncer { announcement in
+            heard.withLock { $0.append(announcement) }
+            return RoomOutcome(.announced, message: "announced here")
+        }
+        // "pizza" is in no example: the grammar hears the nearest sentence ("announce that the car is here").
+        let said = try Self.flite("announce that the pizza is here")
+        let audio = Self.stream([Self.silence(1), said, Self.silence(1.5)])
+        _ = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true)
+        let announcement = try #require(heard.withLock { $0.first }, "announced: \(bench.texts(.transcript)) \(bench.texts(.reply))")
+        #expect(bench.texts(.reply) == ["Announcing your message."])
+        let voice = try #require(announcement.voice)
+        // The recording of the words after "announce that": as long as flite's "the pizza is here" (give or take
+        // the word edges kept), and found in the utterance after its first words, by the 10 ms energy envelope.
+        let message = try Self.flite("the pizza is here")
+        let seconds = Double(voice.count) / 16_000
+        #expect(seconds > 0.7 * message.duration && seconds < said.duration - 0.4, "\(seconds) s against \(message.duration) s of the message, \(said.duration) s of all")
+        func envelope(_ x: [Int16]) -> [Double] {
+            stride(from: 0, to: x.count - 160, by: 160).map { i in (x[i..<(i + 160)].reduce(0.0) { $0 + Double($1) * Double($1) } / 160).squareRoot() }
+        }
+        let whole = envelope(said.samples), part = envelope(voice)
+        func mismatch(at offset: Int) -> Double {
+            let a = part.map { log(1 + $0) }, b = whole[offset..<(offset + part.count)].map { log(1 + $0) }
+            let scale = b.reduce(0, +) / max(a.reduce(0, +), 1e-9)
+            return zip(a, b).reduce(0) { $0 + abs($1.0 * scale - $1.1) }
+        }
+        let best = try #require((0...(whole.count - part.count)).min { mismatch(at: $0) < mismatch(at: $1) })
+        #expect(Double(best) / 100 >= 0.5, "the voice starts \(Double(best) / 100) s into the utterance, after \"announce that\"")
     }
 
     @Test("out-of-domain speech changes nothing: no action, the light stays as it was")

@@ -240,11 +240,14 @@ public final class SpeechRecognizer {
             if text.isEmpty { 0 }
             else if let margin { calibration.confidence(margin: margin) }
             else { options.measuresConfidence ? 0 : 1 }
-        return Transcript(
+        var transcript = Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
             signalToNoise: signalToNoise, noisyDecoding: noisy,
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
+        let start = min(leadingPadding, audio.count)
+        transcript.recording = Array(audio[start..<min(audio.count, start + inputSamples)])
+        return transcript
     }
 
     /// What has been heard so far in the unfinished utterance, for showing while the speaker still talks

@@ -40,6 +40,9 @@ public struct Transcript: Sendable, Equatable {
     /// For an endpointed utterance: seconds of audio the listener took in before the utterance ended (its padded
     /// start to the end decision). The decoded audio (`audioSeconds`) stops 0.3 s after the last speech instead.
     public var utteranceSeconds: Double?
+    /// The input the word times refer to, 16 kHz mono (without the quiet the recogniser pads it with): an
+    /// announcement said by voice plays these samples after its trigger words. Empty when not kept.
+    public var recording: [Int16] = []
 
     public init(
         text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, signalToNoise: Double? = nil,
