@@ -15,7 +15,7 @@ import CSpeexDSP
 /// Feed the two streams in step: `process(microphone:played:)` takes a microphone block and the block that
 /// was played while it was captured. The echo comes back later than that by the audio buffers' latency and the
 /// air; with `alignment` (the default) the canceller measures that delay (`EchoDelayEstimator`, from the first
-/// second or so of far-end sound) and delays its far end by it less `alignmentMargin`, so the filter's tail
+/// second or so of far-end sound) and delays its far end by it less `alignmentMarginMilliseconds`, so the filter's tail
 /// covers the room rather than the buffers. When the delay is first found, or changes, the filter starts again
 /// on the last `replaySeconds` of both streams, replayed at once, so it is no less converged than it was.
 /// Works on whole frames; a remainder is held back until the next call, as `NoiseSuppressor` does.
@@ -54,9 +54,9 @@ public final class EchoCanceller {
     public private(set) var delay = 0
     /// Played samples from index `playedStart` on: the far end still to come and the past the estimator and a
     /// replay need.
-    private var played: [Int16] = []
+    private var playedHistory: [Int16] = []
     private var playedStart = 0
-    /// Microphone samples already processed, the newest `history` of them, ending at index `processed`.
+    /// The newest microphone samples already processed (a few seconds), ending at index `processed`.
     private var microphoneHistory: [Int16] = []
     private var processed = 0
     private var sinceEstimate = 0
@@ -68,11 +68,13 @@ public final class EchoCanceller {
     /// How often the delay is estimated (seconds of microphone), before it is found and after.
     static let searchInterval = 0.25
     static let checkInterval = 2.0
+    /// How long the delay is looked for at `searchInterval` before the canceller falls back to `checkInterval`.
+    static let searchSeconds = 10.0
     /// One estimate's window of microphone signal.
     static let estimateSeconds = 1.0
     /// How much of both streams the filter is given again when the delay is found or changes.
     public static let replaySeconds = 2.0
-    /// Estimates that must agree (within `agreement`) before the delay is set: the first time, and when it changes.
+    /// Estimates that must agree (within `agreementSeconds`) before the delay is set: the first time, and when it changes.
     static let estimatesToAlign = 2
     static let estimatesToRealign = 3
     static let agreementSeconds = 0.010
@@ -153,14 +155,14 @@ public final class EchoCanceller {
     /// The microphone with the echo of `played` taken out, for the whole frames available. `microphone` and
     /// `played` must be the same length (the same span of time) and in `format`.
     /// - Throws: `PCMFormatError` for another format; `EchoCancellerError.unequalLengths` for blocks of different lengths.
-    public func process(microphone: PCMBuffer, played played_: PCMBuffer) throws -> PCMBuffer {
+    public func process(microphone: PCMBuffer, played: PCMBuffer) throws -> PCMBuffer {
         guard microphone.format == format else { throw PCMFormatError(expected: format, actual: microphone.format, context: "echo canceller, microphone") }
-        guard played_.format == format else { throw PCMFormatError(expected: format, actual: played_.format, context: "echo canceller, played audio") }
-        guard microphone.samples.count == played_.samples.count else {
-            throw EchoCancellerError.unequalLengths(microphone: microphone.samples.count, played: played_.samples.count)
+        guard played.format == format else { throw PCMFormatError(expected: format, actual: played.format, context: "echo canceller, played audio") }
+        guard microphone.samples.count == played.samples.count else {
+            throw EchoCancellerError.unequalLengths(microphone: microphone.samples.count, played: played.samples.count)
         }
         pendingMicrophone += microphone.samples
-        played += played_.samples
+        playedHistory += played.samples
         let frame = configuration.frameLength
         let whole = pendingMicrophone.count / frame * frame
         var out = [Int16]()
@@ -178,7 +180,10 @@ public final class EchoCanceller {
             done += count
             if configuration.alignment {
                 sinceEstimate += count
-                let interval = aligned ? Self.checkInterval : Self.searchInterval
+                // Often while looking for the delay at the start; then (found, or no echo in the first
+                // `searchSeconds`: a headset) now and then, to follow a change.
+                let searching = !aligned && Double(processed) < Self.searchSeconds * Double(configuration.sampleRate)
+                let interval = searching ? Self.searchInterval : Self.checkInterval
                 if Double(sinceEstimate) >= interval * Double(configuration.sampleRate) {
                     sinceEstimate = 0
                     considerAlignment()
@@ -198,9 +203,9 @@ public final class EchoCanceller {
     /// What was played from index `start` on (silence before the first sample and where the history no longer reaches).
     private func playedSamples(from start: Int, count: Int) -> [Int16] {
         var samples = [Int16](repeating: 0, count: count)
-        let low = max(start, playedStart), high = min(start + count, playedStart + played.count)
+        let low = max(start, playedStart), high = min(start + count, playedStart + playedHistory.count)
         if low < high {
-            samples.replaceSubrange((low - start)..<(high - start), with: played[(low - playedStart)..<(high - playedStart)])
+            samples.replaceSubrange((low - start)..<(high - start), with: playedHistory[(low - playedStart)..<(high - playedStart)])
         }
         return samples
     }
@@ -275,8 +280,9 @@ public final class EchoCanceller {
         let playedKeepFrom = processed - keep - max(estimator.maximumLag, delay)
         let drop = playedKeepFrom - playedStart
         if drop > configuration.sampleRate {
-            played.removeFirst(min(drop, played.count))
-            playedStart += min(drop, played.count)
+            let removed = min(drop, playedHistory.count)
+            playedHistory.removeFirst(removed)
+            playedStart += removed
         }
     }
 
@@ -284,7 +290,7 @@ public final class EchoCanceller {
     public func reset() {
         speex_echo_state_reset(echo)
         pendingMicrophone.removeAll()
-        played.removeAll()
+        playedHistory.removeAll()
         microphoneHistory.removeAll()
         playedStart = 0
         processed = 0
