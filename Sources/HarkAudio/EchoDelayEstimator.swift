@@ -12,8 +12,8 @@ import Foundation
 /// reaches half the largest, is the delay; it errs early (towards the filter's safe side) rather than late.
 /// An estimate is kept only when the played window has sound (RMS at least `minimumPlayedRMS`), the largest
 /// normalised correlation is at least `minimumCorrelation` and stands `minimumProminence` times above the
-/// median over all lags: without an echo (a headset) the largest of two thousand lags of noise is about
-/// five times the median, with one it is 10 to 90 times.
+/// median over all lags: without an echo (a headset) the largest of two thousand lags is 4 to 10 times the
+/// median, with one mostly 10 to 90 times (bench/aec.py's signals).
 public struct EchoDelayEstimator: Sendable {
     public struct Estimate: Sendable, Equatable {
         /// Where the echo starts, in samples at the input rate.
