@@ -254,8 +254,7 @@ enum RunCommand: Command {
             throw CommandFailure(message: error.message)
         }
         appliance.turns.roomLink.install(member)
-        // The other server takes text: an announcement said here is read out there as recognised.
-        appliance.turns.roomLink.installAnnouncer { announcement in member.announce(announcement.text) }
+        appliance.turns.roomLink.installAnnouncer { announcement in member.announce(announcement.text, voice: announcement.voice) }
         printError("hark: rooms are those of \(wanted), as \(name)")
         guard let join = configuration.roomJoin else { return }
         let outcome = member.joinOrCreateWhenReachable(displayName: join)

@@ -187,11 +187,23 @@ public final class RemoteRoomMember: RoomPresence {
     }
 
     /// Announces `text` through the other server (`POST /api/announce` with the linked device's token): its
-    /// speaker and every room there with its sound open, this appliance's included when it is in one.
-    public func announce(_ text: String) -> RoomOutcome {
+    /// speaker and every room there with its sound open, this appliance's included when it is in one. `voice`
+    /// (16 kHz mono, when it was said) goes as `audio` and is played there instead of `text` read out.
+    public func announce(_ text: String, voice: [Int16]? = nil) -> RoomOutcome {
+        var body = JSONObject([("text", .string(text))])
+        if let voice {
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(voice.count * 2)
+            for sample in voice {
+                let bits = UInt16(bitPattern: sample)
+                bytes.append(UInt8(bits & 0xFF))
+                bytes.append(UInt8(bits >> 8))
+            }
+            body["audio"] = .string(Data(bytes).base64EncodedString())
+        }
         do throws(ClientError) {
             let answer = try HTTPClient.request(address, method: "POST", path: "/api/announce", token: link.token,
-                                                json: .object(JSONObject([("text", .string(text))])), pin: pin, timeout: Self.requestTimeout)
+                                                json: .object(body), pin: pin, timeout: Self.requestTimeout)
             switch answer.status {
             case 202: return RoomOutcome(.announced, message: "announced through \(address)")
             case 409: return RoomOutcome(.nobodyListening, message: answer.errorMessage)

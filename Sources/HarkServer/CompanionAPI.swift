@@ -445,7 +445,14 @@ extension CompanionAPI {
         guard !text.isEmpty, text.count <= Self.maximumAnnouncementCharacters else {
             return .error(400, code: "bad_request", message: "\"text\" must be 1 to \(Self.maximumAnnouncementCharacters) characters (it has \(text.count))")
         }
-        switch announce(text: text, source: "web") {
+        var voice: [Int16]?
+        if let audio = body["audio"] {
+            switch Self.announcementAudio(audio) {
+            case .success(let samples): voice = samples
+            case .failure(let refusal): return refusal.response
+            }
+        }
+        switch announce(HarkAppliance.Announcement(text: text, voice: voice), source: "web") {
         case .announced(let spoken, let rooms):
             return .json(202, ["announced": true, "appliance": .bool(spoken), "rooms": .array(rooms.map { .string($0) })])
         case .unsynthesisable:
@@ -455,6 +462,29 @@ extension CompanionAPI {
         case .nobodyListening(let message):
             return .error(409, code: "nobody_listening", message: message)
         }
+    }
+
+    /// The shortest and longest recorded announcement `POST /api/announce` takes, in seconds (20 s of 16 kHz
+    /// 16-bit audio is 853 KB of base64, inside the server's 1 MiB body).
+    static let announcementAudioSeconds = 0.3...20.0
+
+    /// `"audio"`: base64 of 16 kHz mono 16-bit little-endian PCM (a recorded announcement, as an appliance linked
+    /// to this server sends what its owner said).
+    static func announcementAudio(_ value: JSONValue) -> Result<[Int16], HTTPResponseError> {
+        let rate = Double(PCMFormat.speech.sampleRate)
+        guard let encoded = value.stringValue, let data = Data(base64Encoded: encoded) else {
+            return .failure(HTTPResponseError(.error(400, code: "bad_request", message: "\"audio\" must be base64 of 16 kHz mono 16-bit little-endian PCM")))
+        }
+        let seconds = Double(data.count / 2) / rate
+        guard data.count % 2 == 0, announcementAudioSeconds.contains(seconds) else {
+            return .failure(HTTPResponseError(.error(400, code: "bad_request", message: String(
+                format: "\"audio\" must hold %.1f to %.0f s of 16 kHz 16-bit samples (it has %d bytes: %.2f s)",
+                announcementAudioSeconds.lowerBound, announcementAudioSeconds.upperBound, data.count, seconds))))
+        }
+        let samples = data.withUnsafeBytes { raw in
+            (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+        return .success(samples)
     }
 
     /// What an announcement did.
