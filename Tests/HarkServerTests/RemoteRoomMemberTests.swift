@@ -91,6 +91,33 @@ struct RemoteRoomMemberTests {
         #expect(member.currentRoom == nil)
     }
 
+    /// A spoken announcement goes to the other server as its recording (`POST /api/announce`'s `audio`), which
+    /// plays those very samples; a typed one is text, for a speaker that only plays here, so nobody would hear it.
+    @Test func anAnnouncementTakesItsRecordingToTheOtherServer() throws {
+        let bench = try RoomsBench()
+        let rooms = try bench.openRooms()
+        let played = Mutex<[[Int16]]>([])
+        let api = CompanionAPI(turns: bench.turns, auth: bench.auth, pictures: nil, listening: nil, speak: nil, openAPI: Array("{}".utf8),
+                               rooms: rooms, play: { samples in
+                                   played.withLock { $0.append(samples) }
+                                   return true
+                               })
+        let server = try HTTPServer(configuration: ServerConfiguration(port: 0), router: api.router(staticFiles: nil))
+        server.start()
+        defer { server.stop() }
+        let link = RoomsLink(server: "http://127.0.0.1:\(server.port)", token: try bench.deviceToken(), certificateSHA256: nil)
+        let member = try RemoteRoomMember(link: link, name: "Office", echoCancellation: false, report: { _, _ in })
+        let voice = (0..<8_000).map { Int16(truncatingIfNeeded: $0 * 37 - 20_000) }  // 0.5 s, every bit pattern of the bytes used
+        let outcome = member.announce("the car is here", voice: voice)
+        #expect(outcome.status == .announced, "\(outcome.message)")
+        #expect(played.withLock { $0 } == [voice])
+        let typed = member.announce("the car is here")
+        #expect(typed.status == .nobodyListening, "\(typed.message)")
+        #expect(played.withLock { $0.count } == 1)
+        let tooShort = member.announce("hi", voice: Array(voice.prefix(1_000)))
+        #expect(tooShort.status == .failed && tooShort.message.contains("\"audio\""), "\(tooShort.message)")
+    }
+
     @Test func roomsJoinWaitsForAServerThatIsNotUpYet() throws {
         let bench = try RoomsBench()
         // A port that was free a moment ago: the server is "still booting".
