@@ -29,10 +29,13 @@ def device(server):
 
 
 @pytest.fixture
-def people(server, device):
-    """Three new people (Ada, Ben, Cy and a number) and a room Ada made that all three joined."""
+def people(server):
+    """Three new people (Ada, Ben, Cy and a number) on a newly paired phone, and a room Ada made that all three
+    joined. A phone of their own per test: a device may carry at most 32 names (`Rooms.maximumPeoplePerDevice`),
+    and the session's `device` would run out of them as tests are added."""
     n = next(_names)
-    a, b, c = (server.person(device, f"{name} {n}") for name in ("Ada", "Ben", "Cy"))
+    phone = server.device_token()
+    a, b, c = (server.person(phone, f"{name} {n}") for name in ("Ada", "Ben", "Cy"))
     room = a.create_room(f"Porch {n}")
     for p in (a, b, c):
         p.join(room)
