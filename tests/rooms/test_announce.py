@@ -33,22 +33,62 @@ def loud_span(pcm):
     return pcm[loud[0] * BLOCK:(loud[-1] + 1) * BLOCK] if len(loud) else pcm[:0]
 
 
-def test_an_announcement_reaches_every_member_of_every_open_room(people, run):
-    room, ada, ben, cy = people
-
+def announce_while_listening(room, asker, listeners, body, quiet_blocks):
+    """`listeners` keep their room sockets open saying nothing for `quiet_blocks` × 20 ms while `asker` posts `body`
+    to `/api/announce`; returns (status, answer) and the listeners' `Member`s."""
     async def scenario():
-        members = [await Member(p, room).open() for p in (ada, ben, cy)]
+        members = [await Member(p, room).open() for p in listeners]
         await asyncio.sleep(0.3)
-        sending = [asyncio.create_task(m.send_blocks(silence(250))) for m in members]  # 5 s of each saying nothing
+        sending = [asyncio.create_task(m.send_blocks(silence(quiet_blocks))) for m in members]
         await asyncio.sleep(0.5)
-        answer = await asyncio.to_thread(ada.call, "POST", "/api/announce", {"text": ANNOUNCEMENT})
+        answer = await asyncio.to_thread(asker.call, "POST", "/api/announce", body)
         await asyncio.gather(*sending)
         await asyncio.sleep(0.3)
         for m in members:
             await m.close()
         return answer, members
 
-    (status, body), members = run(scenario())
+    return asyncio.run(scenario())
+
+
+def push_to_talk_in_room(server, room, speaker, listeners, pcm, quiet_blocks):
+    """`speaker` says `pcm` by push-to-talk in `room` (`/api/listen?room=ID`, as the page does), as the second turn of
+    a conversation, while `listeners` keep their room sockets open saying nothing for `quiet_blocks` × 20 ms.
+    Returns the socket's messages (the reply's WAV last) and the listeners' `Member`s."""
+    # A conversation begins with an empty message (the dialog's welcome); its context carries the spoken turn.
+    status, welcome = speaker.call("POST", "/v1/workspaces/default/message?version=2021-06-14", {})
+    assert status == 200, welcome
+
+    async def scenario():
+        members = [await Member(p, room).open() for p in listeners]
+        await asyncio.sleep(0.3)
+        sending = [asyncio.create_task(m.send_blocks(silence(quiet_blocks))) for m in members]
+        url = f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={speaker.token}"
+        messages = []
+        async with connect(url, max_size=1 << 22, open_timeout=30) as socket:
+            padded = np.concatenate([np.zeros(RATE // 4, dtype=np.int16), pcm, np.zeros(RATE // 4, dtype=np.int16)])
+            for start in range(0, len(padded), 640):
+                await socket.send(padded[start:start + 640].tobytes())
+            await socket.send(json.dumps({"type": "end", "context": welcome["context"]}))
+            while True:
+                message = await asyncio.wait_for(socket.recv(), timeout=30)
+                messages.append(message)
+                if isinstance(message, bytes):
+                    break  # the reply's WAV comes last
+        await asyncio.gather(*sending)
+        await asyncio.sleep(0.3)
+        for m in members:
+            await m.close()
+        return messages, members
+
+    return asyncio.run(scenario())
+
+
+def test_an_announcement_reaches_every_member_of_every_open_room(people):
+    room, ada, ben, cy = people
+
+    # 5 s of each saying nothing around the announcement.
+    (status, body), members = announce_while_listening(room, ada, (ada, ben, cy), {"text": ANNOUNCEMENT}, quiet_blocks=250)
     assert status == 202, body
     assert body["announced"] is True and room in body["rooms"], body
     heard = [m.heard() for m in members]
@@ -61,26 +101,13 @@ def test_an_announcement_reaches_every_member_of_every_open_room(people, run):
         assert correlation >= 0.9, f"the members heard different things (correlation {correlation:.3f})"
 
 
-def test_a_recorded_announcement_is_played_as_recorded(people, run):
+def test_a_recorded_announcement_is_played_as_recorded(people):
     """`"audio"` (what an appliance linked to this server sends when its owner said the announcement): every member
     hears the recording itself, after eSpeak NG's "Announcement.", not the text read out."""
     room, ada, ben, cy = people
     voice = speech("the plumber will be late today", voice="slt")
-
-    async def scenario():
-        members = [await Member(p, room).open() for p in (ben, cy)]
-        await asyncio.sleep(0.3)
-        sending = [asyncio.create_task(m.send_blocks(silence(300))) for m in members]  # 6 s of saying nothing
-        await asyncio.sleep(0.5)
-        body = {"text": "the plumber will be late today", "audio": base64.b64encode(voice.astype("<i2").tobytes()).decode()}
-        answer = await asyncio.to_thread(ada.call, "POST", "/api/announce", body)
-        await asyncio.gather(*sending)
-        await asyncio.sleep(0.3)
-        for m in members:
-            await m.close()
-        return answer, members
-
-    (status, body), members = run(scenario())
+    body = {"text": "the plumber will be late today", "audio": base64.b64encode(voice.astype("<i2").tobytes()).decode()}
+    (status, body), members = announce_while_listening(room, ada, (ben, cy), body, quiet_blocks=300)  # 6 s
     assert status == 202, body
     assert room in body["rooms"], body
     for member in members:
@@ -91,38 +118,13 @@ def test_a_recorded_announcement_is_played_as_recorded(people, run):
         assert loud_seconds(heard[:lag]) >= 0.4, f"{member.person.name}: {loud_seconds(heard[:lag]):.2f} s before the recording"
 
 
-def test_a_spoken_announcement_in_a_room_is_played_in_the_speakers_voice(people, run, server):
+def test_a_spoken_announcement_in_a_room_is_played_in_the_speakers_voice(people, server):
     """"announce that the pizza is here" said by push-to-talk in a room (flite slt): the grammar knows no pizza and
     hears "announce that the car is here", so the room hears the words as they were said, and the reply does not
     repeat the misheard ones."""
     room, ada, ben, cy = people
     said = speech("announce that the pizza is here", voice="slt")
-    status, welcome = cy.call("POST", "/v1/workspaces/default/message?version=2021-06-14", {})
-    assert status == 200, welcome
-
-    async def scenario():
-        members = [await Member(p, room).open() for p in (ada, ben)]
-        await asyncio.sleep(0.3)
-        sending = [asyncio.create_task(m.send_blocks(silence(350))) for m in members]  # 7 s of saying nothing
-        url = f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={cy.token}"
-        messages = []
-        async with connect(url, max_size=1 << 22, open_timeout=30) as socket:
-            padded = np.concatenate([np.zeros(RATE // 4, dtype=np.int16), said, np.zeros(RATE // 4, dtype=np.int16)])
-            for start in range(0, len(padded), 640):
-                await socket.send(padded[start:start + 640].tobytes())
-            await socket.send(json.dumps({"type": "end", "context": welcome["context"]}))
-            while True:
-                message = await asyncio.wait_for(socket.recv(), timeout=30)
-                messages.append(message)
-                if isinstance(message, bytes):
-                    break
-        await asyncio.gather(*sending)
-        await asyncio.sleep(0.3)
-        for m in members:
-            await m.close()
-        return messages, members
-
-    messages, members = run(scenario())
+    messages, members = push_to_talk_in_room(server, room, cy, (ada, ben), said, quiet_blocks=350)  # 7 s
     replies = [json.loads(m) for m in messages if isinstance(m, str)]
     reply = next(m for m in replies if m.get("type") == "reply")
     assert reply["text"] == "Announcing your message.", replies
@@ -199,38 +201,12 @@ def test_with_nobody_listening_the_server_says_so(server, device):
         assert status == 409 and answer["error"]["code"] == "nobody_listening", (status, answer)
 
 
-def test_the_assistants_reply_to_a_member_is_said_into_the_room(people, run, server, device):
+def test_the_assistants_reply_to_a_member_is_said_into_the_room(people, server, device):
     """A member asks by push-to-talk (`/api/listen?room=ID`, as the page does in a room): the appliance acts and
     its reply comes back on that socket as text and WAV, and is mixed into the room for the others too."""
     room, ada, ben, cy = people
     command = speech("turn on the light")
-    # A conversation begins with an empty message (the dialog's welcome); its context carries the spoken turn.
-    status, welcome = cy.call("POST", "/v1/workspaces/default/message?version=2021-06-14", {})
-    assert status == 200, welcome
-
-    async def scenario():
-        members = [await Member(p, room).open() for p in (ada, ben)]
-        await asyncio.sleep(0.3)
-        sending = [asyncio.create_task(m.send_blocks(silence(300))) for m in members]  # 6 s of saying nothing
-        url = f"ws://127.0.0.1:{server.port}/api/listen?room={room}&access_token={cy.token}"
-        messages = []
-        async with connect(url, max_size=1 << 22, open_timeout=30) as socket:
-            padded = np.concatenate([np.zeros(RATE // 4, dtype=np.int16), command, np.zeros(RATE // 4, dtype=np.int16)])
-            for start in range(0, len(padded), 640):
-                await socket.send(padded[start:start + 640].tobytes())
-            await socket.send(json.dumps({"type": "end", "context": welcome["context"]}))
-            while True:
-                message = await asyncio.wait_for(socket.recv(), timeout=30)
-                messages.append(message)
-                if isinstance(message, bytes):
-                    break  # the reply's WAV comes last
-        await asyncio.gather(*sending)
-        await asyncio.sleep(0.3)
-        for m in members:
-            await m.close()
-        return messages, members
-
-    messages, members = run(scenario())
+    messages, members = push_to_talk_in_room(server, room, cy, (ada, ben), command, quiet_blocks=300)  # 6 s
     replies = [json.loads(m) for m in messages if isinstance(m, str)]
     reply = next(m for m in replies if m.get("type") == "reply")
     assert reply["text"] == "Light is on", replies
