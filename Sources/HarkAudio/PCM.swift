@@ -81,3 +81,31 @@ public protocol AudioSink: AnyObject {
     /// Blocks until everything written has been played or stored.
     func drain() throws
 }
+
+/// Signed 16-bit samples as the bytes of little-endian PCM (WAV's data, a Wyoming audio chunk, a browser's or
+/// another appliance's raw 16 kHz audio), and back.
+public enum LittleEndianPCM {
+    /// Two bytes per sample, low byte first.
+    public static func bytes(_ samples: [Int16]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: samples.count * 2)
+        for (i, sample) in samples.enumerated() {
+            let bits = UInt16(bitPattern: sample)
+            out[2 * i] = UInt8(bits & 0xFF)
+            out[2 * i + 1] = UInt8(bits >> 8)
+        }
+        return out
+    }
+
+    /// The samples in `bytes`, two bytes each, low byte first; an odd last byte is not a sample and is ignored.
+    public static func samples<Bytes: RandomAccessCollection>(_ bytes: Bytes) -> [Int16] where Bytes.Element == UInt8 {
+        var out = [Int16](repeating: 0, count: bytes.count / 2)
+        var index = bytes.startIndex
+        for i in out.indices {
+            let low = UInt16(bytes[index])
+            index = bytes.index(after: index)
+            out[i] = Int16(bitPattern: low | UInt16(bytes[index]) << 8)
+            index = bytes.index(after: index)
+        }
+        return out
+    }
+}

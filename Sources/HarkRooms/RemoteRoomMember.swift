@@ -191,16 +191,7 @@ public final class RemoteRoomMember: RoomPresence {
     /// (16 kHz mono, when it was said) goes as `audio` and is played there instead of `text` read out.
     public func announce(_ text: String, voice: [Int16]? = nil) -> RoomOutcome {
         var body = JSONObject([("text", .string(text))])
-        if let voice {
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(voice.count * 2)
-            for sample in voice {
-                let bits = UInt16(bitPattern: sample)
-                bytes.append(UInt8(bits & 0xFF))
-                bytes.append(UInt8(bits >> 8))
-            }
-            body["audio"] = .string(Data(bytes).base64EncodedString())
-        }
+        if let voice { body["audio"] = .string(Data(LittleEndianPCM.bytes(voice)).base64EncodedString()) }
         do throws(ClientError) {
             let answer = try HTTPClient.request(address, method: "POST", path: "/api/announce", token: link.token,
                                                 json: .object(body), pin: pin, timeout: Self.requestTimeout)

@@ -481,10 +481,7 @@ extension CompanionAPI {
                 format: "\"audio\" must hold %.1f to %.0f s of 16 kHz 16-bit samples (it has %d bytes: %.2f s)",
                 announcementAudioSeconds.lowerBound, announcementAudioSeconds.upperBound, data.count, seconds))))
         }
-        let samples = data.withUnsafeBytes { raw in
-            (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
-        }
-        return .success(samples)
+        return .success(LittleEndianPCM.samples(data))
     }
 
     /// What an announcement did.

@@ -76,8 +76,7 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             return
         }
         samplesThisTurn += bytes.count / 2
-        var samples = [Int16](repeating: 0, count: bytes.count / 2)
-        for i in samples.indices { samples[i] = Int16(bitPattern: UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8) }
+        let samples = LittleEndianPCM.samples(bytes)
         do {
             try recognizer.process(PCMBuffer(format: .speech, samples: samples))
             samplesSincePartial += samples.count

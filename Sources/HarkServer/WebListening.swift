@@ -52,7 +52,7 @@ enum WAV {
         ascii("RIFF"); u32(36 + dataBytes); ascii("WAVE")
         ascii("fmt "); u32(16); u16(1); u16(channels); u32(rate); u32(rate * channels * 2); u16(channels * 2); u16(16)
         ascii("data"); u32(dataBytes)
-        for s in buffer.samples { out += withUnsafeBytes(of: s.littleEndian, Array.init) }
+        out += LittleEndianPCM.bytes(buffer.samples)
         return out
     }
 }

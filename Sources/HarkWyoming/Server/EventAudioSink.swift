@@ -17,12 +17,7 @@ final class EventAudioSink: AudioSink {
     var milliseconds: Int { frames * 1000 / format.sampleRate }
 
     func write(_ buffer: PCMBuffer) throws {
-        var payload = [UInt8](repeating: 0, count: buffer.samples.count * 2)
-        for (i, sample) in buffer.samples.enumerated() {
-            let bits = UInt16(bitPattern: sample)
-            payload[2 * i] = UInt8(bits & 0xFF)
-            payload[2 * i + 1] = UInt8(bits >> 8)
-        }
+        let payload = LittleEndianPCM.bytes(buffer.samples)
         let data: JSONObject = [
             "rate": .number(Double(format.sampleRate)), "width": 2, "channels": .number(Double(format.channels)),
             "timestamp": .number(Double(milliseconds)),
