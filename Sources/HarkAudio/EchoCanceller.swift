@@ -62,7 +62,6 @@ public final class EchoCanceller {
     private var sinceEstimate = 0
     /// Recent estimates' onsets (samples), oldest first.
     private var onsets: [Int] = []
-    private var aligned = false
     private let estimator: EchoDelayEstimator
 
     /// How often the delay is estimated (seconds of microphone), before it is found and after.
@@ -81,8 +80,9 @@ public final class EchoCanceller {
     /// An echo coming back this much later than the filter's start allows is worth a restart.
     static let realignLaterSeconds = 0.040
 
-    /// When the delay was last set: the microphone samples processed by then.
+    /// When the delay was last set: the microphone samples processed by then (nil: not set yet).
     public private(set) var alignedAtSample: Int?
+    private var aligned: Bool { alignedAtSample != nil }
 
     /// The delay the far end is given, in milliseconds; nil until one is found.
     public var alignedDelayMilliseconds: Int? {
@@ -249,11 +249,8 @@ public final class EchoCanceller {
         // filter does (the middle estimate, as single onsets can come out early), or one that comes back so much
         // later that the tail misses a good part of the room.
         let middle = onsets.sorted()[onsets.count / 2]
-        if aligned && middle >= delay && Double(newDelay - delay) < Self.realignLaterSeconds * Double(configuration.sampleRate) {
-            onsets.removeAll()
-            return
-        }
         onsets.removeAll()
+        if aligned && middle >= delay && Double(newDelay - delay) < Self.realignLaterSeconds * Double(configuration.sampleRate) { return }
         realign(to: newDelay)
     }
 
@@ -263,7 +260,6 @@ public final class EchoCanceller {
         Self.destroy(echo, preprocess)
         (echo, preprocess) = states
         delay = newDelay
-        aligned = true
         alignedAtSample = processed
         let frame = configuration.frameLength
         let replay = min(microphoneHistory.count, Int(Self.replaySeconds * Double(configuration.sampleRate))) / frame * frame
@@ -297,7 +293,6 @@ public final class EchoCanceller {
         sinceEstimate = 0
         onsets.removeAll()
         delay = 0
-        aligned = false
         alignedAtSample = nil
     }
 }
