@@ -278,7 +278,15 @@ final class LWSServer: @unchecked Sendable {
             lws_callback_on_writable(connection.wsi)
         }
         for serial in pending.writable {
-            guard let connection = bySerial[serial], connection.socket != nil else { continue }
+            guard let connection = bySerial[serial], let socket = connection.socket else { continue }
+            if socket.isAbandoned, let close = socket.pendingState().closeRequest {
+                // The client has not read its backlog, so its socket may never become writable again: close
+                // now. lws tries the close frame and drops the connection if it cannot be written.
+                var bytes = Array(close.reason.utf8.prefix(123))
+                lws_close_reason(connection.wsi, lws_close_status(UInt32(close.code)), &bytes, bytes.count)
+                lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                continue
+            }
             lws_callback_on_writable(connection.wsi)
         }
         for serial in pending.resume {

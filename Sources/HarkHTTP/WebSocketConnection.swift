@@ -19,6 +19,9 @@ public final class WebSocketConnection: Sendable {
         var first = 0
         var queuedBytes = 0
         var closeRequest: (code: UInt16, reason: String)?
+        /// The client stopped reading: nothing queued will be sent, and the service thread closes at once rather
+        /// than after the queue has drained (which, with the socket buffers full, would be never).
+        var abandoned = false
         var closed = false
     }
 
@@ -40,7 +43,8 @@ public final class WebSocketConnection: Sendable {
     }
 
     /// Queues a text message. Returns false when the connection is closed or closing, or when the client has
-    /// not read `maxWebSocketBacklogBytes` of earlier messages (the connection is then closed with 1008).
+    /// not read `maxWebSocketBacklogBytes` of earlier messages: the connection is then closed with 1008 at once,
+    /// and what was still queued for it is dropped.
     @discardableResult
     public func send(text: String) -> Bool { enqueue(Message(bytes: Array(text.utf8), binary: false)) }
 
@@ -72,6 +76,10 @@ public final class WebSocketConnection: Sendable {
             guard !box.closed, box.closeRequest == nil else { return .refused }
             if box.queuedBytes + message.bytes.count > backlogLimit {
                 box.closeRequest = (1008, "the client is not reading its messages")
+                box.abandoned = true
+                box.messages = []
+                box.first = 0
+                box.queuedBytes = 0
                 return .overflow
             }
             box.messages.append(message)
@@ -104,6 +112,9 @@ public final class WebSocketConnection: Sendable {
     func pendingState() -> (hasMessages: Bool, closeRequest: (code: UInt16, reason: String)?) {
         outbox.withLock { (hasMessages: $0.first < $0.messages.count, closeRequest: $0.closeRequest) }
     }
+
+    /// Whether the connection must be closed now, without waiting for the socket to become writable.
+    var isAbandoned: Bool { outbox.withLock { $0.abandoned } }
 
     /// Service thread: `count` more bytes are on their way to the handler. True when reading should pause.
     func inboundQueued(_ count: Int) -> Bool {

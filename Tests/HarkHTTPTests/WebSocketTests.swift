@@ -207,4 +207,33 @@ struct WebSocketLimitsTests {
             #expect(handler.closedSignal.wait(timeout: .now() + 10) == .success)
         }
     }
+
+    /// The hard case of the one above: the socket buffers are already full when the queue overflows, so nothing
+    /// queued can ever be written, and a close that waited for the queue to drain would never happen.
+    @Test func aClientWhoseSocketIsFullIsCutOffWithoutWaitingForTheQueue() throws {
+        let handler = EchoHandler()
+        var configuration = ServerConfiguration(port: 0)
+        configuration.maxWebSocketBacklogBytes = 256 * 1024
+        try withServer(webSocketRouter { handler }, configuration: configuration) { server in
+            let client = try WebSocketTestClient(port: server.port, path: "/ws/stuck")
+            #expect(handler.openedSignal.wait(timeout: .now() + 5) == .success)
+            let connection = try #require(handler.connection.withLock { $0 })
+            // Send one chunk at a time and let the server write it out, until the kernel takes no more.
+            let chunk = [UInt8](repeating: 2, count: 64 * 1024)
+            var full = false
+            for _ in 0..<2_000 where !full {
+                #expect(connection.send(binary: chunk))
+                let waitUntil = Date().addingTimeInterval(0.5)
+                while connection.queuedBytes > 0 && Date() < waitUntil { usleep(2_000) }
+                full = connection.queuedBytes > 0
+            }
+            #expect(full, "the socket buffers never filled")
+            var refused = false
+            for _ in 0..<8 where !refused { refused = !connection.send(binary: chunk) }
+            #expect(refused)
+            #expect(!connection.isOpen)
+            _ = client
+            #expect(handler.closedSignal.wait(timeout: .now() + 5) == .success)
+        }
+    }
 }
