@@ -10,7 +10,7 @@ extension EventStore {
     func insertPicture(time: Date, fileName: String, width: Int, height: Int, bytes: Int, source: String, trigger: String,
                        turn: Int64?) throws(SQLiteError) -> Int64 {
         try changing { () throws(SQLiteError) -> Int64 in
-            try connection.prepare("INSERT INTO pictures (time, path, width, height, bytes, source, trigger, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            try statement("INSERT INTO pictures (time, path, width, height, bytes, source, trigger, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                 .run([.integer(ApplianceEvent.milliseconds(time)), .text(fileName), .integer(Int64(width)), .integer(Int64(height)),
                       .integer(Int64(bytes)), .text(source), .text(trigger), SQLiteValue(turn)])
             return connection.lastInsertRowID
@@ -39,15 +39,20 @@ extension EventStore {
         try pictures("ORDER BY id DESC LIMIT -1 OFFSET \(max(0, keep))", [], in: directory).reversed()
     }
 
-    /// Deletes the rows `ids`, in one transaction.
+    /// Deletes the rows `ids`, all or none: under a savepoint, inside the open batch's transaction (committed
+    /// with the turn that took the picture) or, outside one, as a transaction of its own.
     func deletePictures(ids: [Int64]) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
-        try locked { () throws(SQLiteError) in
-            // A transaction of its own: what a batch wrote is committed first (SQLite does not nest them).
-            try commitBatch()
-            try connection.transaction { () throws(SQLiteError) in
-                let delete = try connection.prepare("DELETE FROM pictures WHERE id = ?")
+        try changing { () throws(SQLiteError) in
+            try connection.execute("SAVEPOINT delete_pictures")
+            do throws(SQLiteError) {
+                let delete = try statement("DELETE FROM pictures WHERE id = ?")
                 for id in ids { try delete.run([.integer(id)]) }
+                try connection.execute("RELEASE delete_pictures")
+            } catch {
+                try? connection.execute("ROLLBACK TO delete_pictures")
+                try? connection.execute("RELEASE delete_pictures")
+                throw error
             }
         }
     }

@@ -58,7 +58,7 @@ extension EventStore {
     /// the open batch (`beginBatch`).
     public func beginTurn(source: TurnSource, at time: Date = Date()) throws(SQLiteError) -> Int64 {
         try changing { () throws(SQLiteError) -> Int64 in
-            try connection.prepare("INSERT INTO turns (started, source) VALUES (?, ?)")
+            try statement("INSERT INTO turns (started, source) VALUES (?, ?)")
                 .run([.integer(ApplianceEvent.milliseconds(time)), .text(source.rawValue)])
             return connection.lastInsertRowID
         }
@@ -68,7 +68,7 @@ extension EventStore {
     public func finishTurn(_ id: Int64, outcome: TurnOutcome, at time: Date = Date()) throws(SQLiteError) {
         let path = url.path
         try changing { () throws(SQLiteError) in
-            try connection.prepare("""
+            try statement("""
                 UPDATE turns SET finished = ?, transcript = ?, acoustic_confidence = ?, intent = ?, confidence = ?, reply = ?, accepted = ?
                 WHERE id = ?
                 """).run([.integer(ApplianceEvent.milliseconds(time)), SQLiteValue(outcome.transcript), SQLiteValue(outcome.acousticConfidence),

@@ -163,5 +163,23 @@ public final class TurnRunner: Sendable {
         return (x * scale).rounded() / scale
     }
 
-    private func format(_ x: Double) -> String { String(format: "%.2f", x) }
+    private func format(_ x: Double) -> String { Self.twoDecimals(x) }
+
+    /// `x` with two decimals, as "%.2f" prints it (also "-0.00" for a small negative number). Done by hand
+    /// because Foundation's `String(format:)` cost a typed turn more than its SQLite insert.
+    static func twoDecimals(_ x: Double) -> String {
+        guard x.isFinite, x.magnitude < 1e13 else { return String(format: "%.2f", x) }
+        // printf rounds the exact binary value half to even. The product below is rounded once; when it lands
+        // on exactly .5, the product's rounding error (fused multiply-add) says which side the exact value is on.
+        let product = x.magnitude * 100
+        let error = (-product).addingProduct(x.magnitude, 100)
+        var whole = product.rounded(.down)
+        let rest = product - whole
+        if rest > 0.5 || (rest == 0.5 && (error > 0 || (error == 0 && whole.truncatingRemainder(dividingBy: 2) == 1))) {
+            whole += 1
+        }
+        let hundredths = Int(whole)
+        let fraction = hundredths % 100
+        return (x.sign == .minus ? "-" : "") + String(hundredths / 100) + (fraction < 10 ? ".0" : ".") + String(fraction)
+    }
 }

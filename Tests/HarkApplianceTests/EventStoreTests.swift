@@ -221,13 +221,51 @@ final class Collected<T: Sendable>: @unchecked Sendable {
         #expect(seen == 2)
         // The timer's 100 ms, with room for a loaded machine.
         #expect(Date().timeIntervalSince(opened) < 2)
-        // Still inside the (open) batch: the next change opens a new transaction, committed by its own timer.
+        // Still inside the (open) batch: the next change opens a new transaction, committed when the batch ends
+        // (at once, or `commitSpacing` after the timer's commit if that was more recent).
         try writer.append(ApplianceEvent(kind: .wake, text: "third"))
         try writer.endBatch()
+        let ended = Date()
+        while try reader.events().count < 3 && Date().timeIntervalSince(ended) < 5 { Thread.sleep(forTimeInterval: 0.002) }
         #expect(try reader.events().map(\.event.text) == ["first", "second", "third"])
+        #expect(Date().timeIntervalSince(ended) < 2)
     }
 
-    /// Deleting pictures is a transaction of its own: inside a batch it commits the batch first.
+    /// Group commit: a turn that ends right after another's commit waits for the spaced commit (at most
+    /// `commitSpacing`), shared with the turns ending meanwhile; a change outside any turn commits at once,
+    /// with whatever was waiting.
+    @Test func turnsEndingInQuickSuccessionShareASpacedCommit() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let writer = try EventStore(path: dir.storeURL)
+        let reader = try EventStore(path: dir.storeURL, access: .readOnly)
+        func turn(_ text: String) throws {
+            writer.beginBatch()
+            try writer.append(ApplianceEvent(kind: .transcript, text: text))
+            try writer.endBatch()
+        }
+        try turn("one")
+        #expect(try reader.events().count == 1, "the first turn commits as it ends")
+        let start = Date()
+        try turn("two")
+        try turn("three")
+        let visibleRightAway = try reader.events().count
+        while try reader.events().count < 3 && Date().timeIntervalSince(start) < 5 { Thread.sleep(forTimeInterval: 0.001) }
+        let waited = Date().timeIntervalSince(start)
+        #expect(try reader.events().map(\.event.text) == ["one", "two", "three"])
+        if waited < Double(EventStore.commitSpacingMilliseconds) / 1000 {
+            // Only a machine slow enough to take 10 ms over two turns sees them at once: then nothing is deferred.
+            #expect(visibleRightAway == 1, "turns two and three waited for the spaced commit")
+        }
+        #expect(waited < 2)
+        // Inside the spacing again, but a change outside a turn is committed before append returns, with the
+        // turn that was waiting.
+        try turn("four")
+        try writer.append(ApplianceEvent(kind: .stop, text: "stopped"))
+        #expect(try reader.events().map(\.event.text) == ["one", "two", "three", "four", "stopped"])
+    }
+
+    /// Deleting pictures inside a batch joins the batch: nothing is visible until it ends, then all of it.
     @Test func deletingPicturesInsideABatchWorks() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -238,9 +276,17 @@ final class Collected<T: Sendable>: @unchecked Sendable {
                                           trigger: "web", turn: nil)
         try writer.append(ApplianceEvent(kind: .picture, text: "a.jpg"))
         try writer.deletePictures(ids: [id])
-        #expect(try reader.events().count == 1)
+        #expect(try reader.events().isEmpty)
         #expect(try writer.hasPicture(fileName: "a.jpg") == false)
         try writer.endBatch()
+        #expect(try reader.events().count == 1)
+        #expect(try reader.hasPicture(fileName: "a.jpg") == false)
+        // Outside a batch the deletion commits before it returns.
+        let other = try writer.insertPicture(time: Self.t0, fileName: "b.jpg", width: 640, height: 480, bytes: 100, source: "camera",
+                                             trigger: "web", turn: nil)
+        #expect(try reader.hasPicture(fileName: "b.jpg"))
+        try writer.deletePictures(ids: [other])
+        #expect(try reader.hasPicture(fileName: "b.jpg") == false)
     }
 
     /// A child process appends as fast as it can and reports each id once `append` has returned; it is
