@@ -509,7 +509,6 @@ final class LWSServer: @unchecked Sendable {
     }
 
     // MARK: WebSocket
-    // MARK: WebSocket
 
     private func confirmUpgrade(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?) -> Int32 {
         let kind = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
