@@ -33,7 +33,13 @@ struct WakeEvaluation {
             let settingsData = try JSONSerialization.data(withJSONObject: run["settings"] ?? [String: Any]())
             let settings = try WakeSettings.decode(settingsData, source: "\(path): run \(name)")
             let chunk = run["chunk_samples"] as? Int ?? 1_600
-            let spotter = try WakePhraseSpotter(phrase: settings.phrase, settings: settings)
+            var model = SpeechModel()
+            if settings.noisyMeans {
+                // The shipped means, as `hark run` finds them in the checkout.
+                model.noisyMeans = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Models").appendingPathComponent(SpeechModel.noisyMeansFileName)
+            }
+            let spotter = try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings)
             spotter.recordsCandidates = true
             for stream in run["streams"] as? [String] ?? [] {
                 let audio = try AudioFile.read(stream, rawFormat: .speech)

@@ -30,7 +30,7 @@ struct WakeSettingsTests {
     @Test("Settings survive encoding and decoding")
     func roundTrip() throws {
         let settings = WakeSettings(phrase: "hello hark", keyphraseThreshold: 1e-25, settleSeconds: 0.2, confirms: false,
-                                    confirmationThreshold: -2, preRollSeconds: 0.5, maximumPhraseSeconds: 2)
+                                    confirmationThreshold: -2, preRollSeconds: 0.5, maximumPhraseSeconds: 2, noisyMeans: true)
         #expect(try WakeSettings.decode(JSONEncoder().encode(settings)) == settings)
     }
 
@@ -45,6 +45,7 @@ struct WakeSettingsTests {
         (#"{"maximum_phrase_seconds": [1]}"#, "maximum_phrase_seconds"),
         (#"{"phrase": " , ! "}"#, "phrase"),
         (#"{"phrase": 7}"#, "phrase"),
+        (#"{"noisy_means": "yes"}"#, "noisy_means"),
     ])
     func badField(json: String, field: String) {
         do {
@@ -58,6 +59,16 @@ struct WakeSettingsTests {
             #expect(name == field && source == "test.json")
             #expect(error.description.contains("'\(field)'"))
         }
+    }
+
+    @Test("noisy_means with a model that has no noisy-speech means is an error that says so")
+    func noisyMeansNeedTheFile() throws {
+        var model = SpeechModel()
+        model.noisyMeans = nil
+        #expect(throws: WakeError.noNoisyMeans) {
+            try WakePhraseSpotter(phrase: "hey hark", model: model, settings: WakeSettings(noisyMeans: true))
+        }
+        #expect(WakeError.noNoisyMeans.description.contains("noisy_means"))
     }
 
     @Test("An unknown field is an error naming it, not a silently ignored setting")

@@ -8,6 +8,8 @@ public enum WakeError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownWords([String], phrase: String, reason: String)
     /// Audio that is not 16 kHz mono.
     case unsupportedFormat(PCMFormat)
+    /// `noisy_means` is true but the speech model has no noisy-speech means file.
+    case noNoisyMeans
 
     public var description: String {
         switch self {
@@ -17,6 +19,8 @@ public enum WakeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no pronunciation for \(words.map { "'\($0)'" }.joined(separator: ", ")) in the wake phrase \"\(phrase)\" (\(reason))"
         case let .unsupportedFormat(format):
             return "the wake-phrase spotter needs 16000 Hz mono audio, got \(format)"
+        case .noNoisyMeans:
+            return "the wake settings ask for noisy_means, but no noisy-speech means file was found (\(SpeechModel.noisyMeansFileName) in Models/)"
         }
     }
 }

@@ -104,17 +104,22 @@ public final class WakePhraseSpotter {
         try lexicon.text.write(to: dictionary, atomically: true, encoding: .utf8)
 
         settleFrames = Int((settings.settleSeconds * 100).rounded())
+        var means: [String] = []
+        if settings.noisyMeans {
+            guard let noisy = model.noisyMeans else { throw WakeError.noNoisyMeans }
+            means = ["-mean", noisy.path]
+        }
         // Live CMN: the stream never ends, so there is no whole utterance to take a mean over.
         decoder = try PocketSphinxDecoder(arguments: [
             "-hmm", model.acousticModel.path, "-dict", dictionary.path, "-cmn", "live", "-remove_silence", "yes",
-        ])
+        ] + means)
         try decoder.addKeyphrase(
             name: Self.keyphraseSearch, phrase: self.phrase, threshold: settings.keyphraseThreshold,
             delayFrames: settleFrames, beam: 1e-48)
         confirmer = try PocketSphinxDecoder(arguments: [
             "-hmm", model.acousticModel.path, "-dict", dictionary.path, "-cmn", "batch", "-remove_silence", "no",
             "-beam", "1e-80", "-pbeam", "1e-80", "-wbeam", "1e-50",
-        ])
+        ] + means)
         try confirmer.addGrammar(name: Self.phraseSearch, jsgf: "#JSGF V1.0;\ngrammar wake;\npublic <wake> = \(self.phrase);\n")
         try confirmer.addPhoneLoop(name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: 1e-20, contextIndependent: true)
         initialMean = decoder.cepstralMean

@@ -26,13 +26,17 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     /// The longest a spoken phrase may take, seconds. Longer hits are rejected (a keyphrase path stretched
     /// over unrelated speech); it also sizes the audio the spotter keeps.
     public var maximumPhraseSeconds: Double
+    /// Whether both passes decode with the noisy-speech means (`SpeechModel.noisyMeans`, the shipped
+    /// `Models/en-us-noisy.means`) instead of the acoustic model's own. The spotter refuses to start when
+    /// this is true and the model has none.
+    public var noisyMeans: Bool
 
     public static let defaultPhrase = "hey hark"
 
     public init(
         phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-30, settleSeconds: Double = 0.15,
         confirms: Bool = true, confirmationThreshold: Double = -3, preRollSeconds: Double = 0.3,
-        maximumPhraseSeconds: Double = 1.5
+        maximumPhraseSeconds: Double = 1.5, noisyMeans: Bool = false
     ) {
         self.phrase = phrase
         self.keyphraseThreshold = keyphraseThreshold
@@ -41,6 +45,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         self.confirmationThreshold = confirmationThreshold
         self.preRollSeconds = preRollSeconds
         self.maximumPhraseSeconds = maximumPhraseSeconds
+        self.noisyMeans = noisyMeans
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -51,6 +56,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         case confirmationThreshold = "confirmation_threshold"
         case preRollSeconds = "pre_roll_seconds"
         case maximumPhraseSeconds = "maximum_phrase_seconds"
+        case noisyMeans = "noisy_means"
     }
 
     /// The key under which a decoder's `userInfo` may name the source in errors (a file path).
@@ -115,6 +121,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         maximumPhraseSeconds = try field(.maximumPhraseSeconds, Double.self, "a number of seconds from 0.3 to 5", default: defaults.maximumPhraseSeconds) {
             (0.3...5).contains($0)
         }
+        noisyMeans = try field(.noisyMeans, Bool.self, "true or false", default: defaults.noisyMeans) { _ in true }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -126,6 +133,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         try container.encode(confirmationThreshold, forKey: .confirmationThreshold)
         try container.encode(preRollSeconds, forKey: .preRollSeconds)
         try container.encode(maximumPhraseSeconds, forKey: .maximumPhraseSeconds)
+        try container.encode(noisyMeans, forKey: .noisyMeans)
     }
 
     /// A field's value as written, for error messages.
