@@ -50,19 +50,23 @@ for half in dev test; do
   HARK_WAKE_EVAL="$out/$half/manifest.json" $swift test --skip-build --filter WakeEvaluation >&2
 done
 
-kws=$(python3 -c 'import json,math,sys; print(math.log10(json.loads(sys.argv[1]).get("kws_threshold", 1e-30)))' "$shipped")
-margin=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_threshold", -3))' "$shipped")
+kws=$(python3 -c 'import json,math,sys; print(math.log10(json.loads(sys.argv[1]).get("kws_threshold", 1e-40)))' "$shipped")
+margin=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_threshold", 7.5))' "$shipped")
+weight=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_duration_weight", 20))' "$shipped")
 {
   echo "# Wake-phrase evaluation ($(date -u +%Y-%m-%d), shipped settings: $shipped)"
   for p in "${candidates[@]}"; do
     echo; echo "## dev, \"$p\", both thresholds swept"; echo
     python3 scripts/wake/score.py "$out/dev/truth.json" "$out/dev/results.jsonl" --run "dev $p" \
       --kws -20 -25 -30 -35 -40 --margin -4 -3 -2.5 -2 --measure word_margin
+    echo; echo "## dev, \"$p\", with the duration term (confirmation_duration_weight $weight)"; echo
+    python3 scripts/wake/score.py "$out/dev/truth.json" "$out/dev/results.jsonl" --run "dev $p" \
+      --kws -30 -35 -40 --margin 5 6 6.5 7 7.5 8 9 --measure word_margin --duration-weight "$weight"
   done
   for half in dev test; do
     echo; echo "## $half, Models/wake.json as shipped"; echo
     python3 scripts/wake/score.py "$out/$half/truth.json" "$out/$half/results.jsonl" --run "$half shipped" \
-      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false --measure word_margin
+      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false --measure word_margin --duration-weight "$weight"
   done
 } > "$out/report.md"
 echo "wake-eval: report in $out/report.md" >&2

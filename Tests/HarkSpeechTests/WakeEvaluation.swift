@@ -62,6 +62,7 @@ struct WakeEvaluation {
                     ]
                     if let margin = candidate.margin { line["margin"] = margin }
                     if let margin = candidate.weakestWordMargin { line["word_margin"] = margin }
+                    if let score = candidate.score { line["score"] = score }
                     try write(line)
                 }
                 // The public API must agree with the candidates it was built from.

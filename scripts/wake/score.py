@@ -12,7 +12,8 @@ thresholds are scored by filtering: exact for the confirmation threshold (a reje
 change the stream alike), and a close approximation for the keyphrase threshold (a loose hit restarts the
 search a little earlier than a strict run would).
 
-usage: score.py TRUTH RESULTS --run NAME [--kws -20 -25 ...] [--margin -2 -1.5 ...] [--pick HIT_RATE]
+usage: score.py TRUTH RESULTS --run NAME [--kws -20 -25 ...] [--margin -2 -1.5 ...] [--measure word_margin]
+               [--duration-weight W]
 """
 import argparse
 import json
@@ -45,7 +46,14 @@ def group_of(stream):
     return f"{stream['source']} {stream['condition']}"
 
 
-def score(streams, hits, kws, margin, measure="margin"):
+def value(hit, measure, duration_weight):
+    """The second pass's score of a hit: `measure` plus `duration_weight` × the hit's length in seconds."""
+    if hit.get(measure) is None:
+        return None
+    return hit[measure] + duration_weight * (hit["end"] - hit["start"])
+
+
+def score(streams, hits, kws, margin, measure="margin", duration_weight=0.0):
     """Per group: positives, detected, false wakes, negative hours, timing errors (margin None = pass alone)."""
     groups = defaultdict(lambda: {"positives": 0, "detected": 0, "false": 0, "hours": 0.0, "timing": [], "false_list": []})
     for path, stream in streams.items():
@@ -57,7 +65,7 @@ def score(streams, hits, kws, margin, measure="margin"):
         for hit in hits.get(path, []):
             if hit["kws"] < kws:
                 continue
-            if margin is not None and (hit.get(measure) is None or hit[measure] < margin or
+            if margin is not None and (value(hit, measure, duration_weight) is None or value(hit, measure, duration_weight) < margin or
                                        hit["rejection"] == "longer than maximum_phrase_seconds"):
                 continue
             match = next((n for n, item in enumerate(positives)
@@ -108,6 +116,8 @@ def main():
     parser.add_argument("--false", action="store_true", help="list the false wakes at --at")
     parser.add_argument("--measure", choices=["margin", "word_margin"], default="margin",
                         help="the second pass's score: over the whole window (the spotter's) or its weakest word")
+    parser.add_argument("--duration-weight", type=float, default=0.0,
+                        help="added to the measure per second of the hit's length (the spotter's confirmation_duration_weight)")
     args = parser.parse_args()
     streams, hits, seconds = load(args.truth, args.results, args.run)
     audio = sum(s for s, _ in seconds.values())
@@ -118,7 +128,7 @@ def main():
     print("|---|---|---|---|---|")
     for kws in args.kws:
         for margin in [None] + args.margin:
-            positives, detected, false, hours = totals(score(streams, hits, kws, margin, args.measure))
+            positives, detected, false, hours = totals(score(streams, hits, kws, margin, args.measure, args.duration_weight))
             name = "– (pass alone)" if margin is None else f"{margin:g}"
             print(f"| {kws:g} | {name} | {detected}/{positives} ({100 * detected / max(1, positives):.1f}%) | {false} | "
                   f"{false / hours:.2f} |")
@@ -126,7 +136,7 @@ def main():
         kws, margin = args.at
         for title, m in ((f"keyphrase pass alone, kws ≥ 1e{kws:g}", None),
                          (f"with confirmation, kws ≥ 1e{kws:g}, margin ≥ {margin:g}", margin)):
-            groups = score(streams, hits, kws, m, args.measure)
+            groups = score(streams, hits, kws, m, args.measure, args.duration_weight)
             print("\n" + table(groups, title))
             timing = [t for g in groups.values() for t in g["timing"]]
             if timing:

@@ -9,8 +9,11 @@ struct WakeCandidate: Sendable, Equatable {
     /// confirmation window; `nil` when the second pass is off or the grammar found no path.
     var margin: Double?
     /// The same margin word by word (each word's frames against the phone-loop phones inside them), the
-    /// lowest one: what `confirmationThreshold` is compared with.
+    /// lowest one.
     var weakestWordMargin: Double?
+    /// `weakestWordMargin` plus `confirmationDurationWeight` × the hit's length in seconds: what
+    /// `confirmationThreshold` is compared with.
+    var score: Double?
     /// Where the phrase's last word ended in the grammar's alignment (or `end`).
     var commandStart: Int
     var accepted: Bool

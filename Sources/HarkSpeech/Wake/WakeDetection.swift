@@ -13,9 +13,10 @@ public struct WakeDetection: Sendable, Equatable {
     /// The keyphrase search's score: log10 of how much more likely the phrase was than the best free phone
     /// sequence at its end (compare with log10 of `WakeSettings.keyphraseThreshold`; higher is clearer).
     public var keyphraseScore: Double
-    /// The second pass's acoustic margin for the phrase's weakest word: the phrase grammar's log-likelihood
-    /// minus a free phone loop's over that word's frames, per 10 ms frame (natural log, near 0 for the phrase,
-    /// far below for other speech); `nil` when confirmation is off.
+    /// The second pass's score: the acoustic margin of the phrase's weakest word (the phrase grammar's
+    /// log-likelihood minus a free phone loop's over that word's frames, per 10 ms frame, natural log; near 0
+    /// for the phrase, far below for other speech) plus `confirmationDurationWeight` × the phrase's length in
+    /// seconds; `nil` when confirmation is off.
     public var confirmationScore: Double?
     /// Where the command after the phrase starts (the end of the phrase's last word as the second pass
     /// aligned it, or `time` without confirmation).

@@ -9,8 +9,8 @@ extension WakePhraseSpotter {
     /// phrase grammar and by the free phone loop, each with batch CMN over that audio.
     func confirm(start: Int, end: Int, keyphraseScore: Double) throws -> WakeCandidate {
         var candidate = WakeCandidate(
-            start: start, end: end, keyphraseScore: keyphraseScore, margin: nil, weakestWordMargin: nil, commandStart: end,
-            accepted: true, rejection: "")
+            start: start, end: end, keyphraseScore: keyphraseScore, margin: nil, weakestWordMargin: nil, score: nil,
+            commandStart: end, accepted: true, rejection: "")
         if Self.seconds(end - start) > settings.maximumPhraseSeconds {
             candidate.accepted = false
             candidate.rejection = "longer than maximum_phrase_seconds"
@@ -37,10 +37,12 @@ extension WakePhraseSpotter {
         if let last = words.last { candidate.commandStart = from + (last.endFrame + 1) * Self.samplesPerFrame }
         // The weakest word decides: a false hit often fits one word well ("park" for "hark") and the other
         // badly, which a margin over the whole window averages away (dev streams, kws 1e-30: 101 hits with 19
-        // false wakes at a word margin of -3, against 100 with 25 at a window margin of -1.5).
-        if (candidate.weakestWordMargin ?? -.infinity) < settings.confirmationThreshold {
+        // false wakes at a word margin of -3, against 100 with 25 at a window margin of -1.5). Its length
+        // counts too: hits on other speech are mostly a quarter of a second, true ones about 0.6 s.
+        candidate.score = candidate.weakestWordMargin.map { $0 + settings.confirmationDurationWeight * Self.seconds(end - start) }
+        if (candidate.score ?? -.infinity) < settings.confirmationThreshold {
             candidate.accepted = false
-            candidate.rejection = "confirmation margin below confirmation_threshold"
+            candidate.rejection = "confirmation score below confirmation_threshold"
         }
         return candidate
     }

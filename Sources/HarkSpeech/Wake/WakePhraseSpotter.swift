@@ -8,8 +8,9 @@ import HarkAudio
 /// as likely as the best phone sequence. It is cheap, but on its own it wakes falsely on speech that merely
 /// sounds alike. So each hit is checked again by a second decoder: the audio around it (the phrase plus
 /// `preRollSeconds`) is decoded by a grammar of just the phrase and by a free phone loop, and for every word
-/// of the phrase the per-frame difference of their acoustic scores (the `AcousticConfidence` margin) must
-/// reach `confirmationThreshold`.
+/// of the phrase the per-frame difference of their acoustic scores (the `AcousticConfidence` margin) is
+/// taken. The weakest word's margin plus `confirmationDurationWeight` × the hit's length must reach
+/// `confirmationThreshold`: a short hit is rarely the whole phrase.
 ///
 /// Feed audio as it arrives, in blocks of any size: detection happens at fixed stream positions (every
 /// 50 ms), so the result does not depend on how the stream was cut. Not Sendable: it owns C decoders;
@@ -204,7 +205,7 @@ public final class WakePhraseSpotter {
         guard candidate.accepted else { return nil }
         return WakeDetection(
             phrase: phrase, start: Self.seconds(start), time: Self.seconds(end), keyphraseScore: candidate.keyphraseScore,
-            confirmationScore: candidate.weakestWordMargin, commandStart: Self.seconds(candidate.commandStart), commandAudio: PCMBuffer(format: .speech))
+            confirmationScore: candidate.score, commandStart: Self.seconds(candidate.commandStart), commandAudio: PCMBuffer(format: .speech))
     }
 
     /// Notes how far the keyphrase search has got at this stream position.

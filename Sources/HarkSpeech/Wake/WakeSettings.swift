@@ -16,10 +16,16 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     public var settleSeconds: Double
     /// Whether a keyphrase hit is checked by the second pass (grammar of the phrase against a phone loop).
     public var confirms: Bool
-    /// The smallest acoustic margin each word of a confirmed hit may have: the phrase grammar's acoustic
-    /// log-likelihood minus a free phone loop's over the word's frames, per 10 ms frame (natural log, ≤ 0 in
-    /// practice; see `AcousticConfidence`).
+    /// What a confirmed hit's score must reach. The score is the weakest word's acoustic margin (the phrase
+    /// grammar's acoustic log-likelihood minus a free phone loop's over the word's frames, per 10 ms frame,
+    /// natural log, ≤ 0 in practice; see `AcousticConfidence`) plus `confirmationDurationWeight` × the hit's
+    /// length in seconds.
     public var confirmationThreshold: Double
+    /// How much each second of the hit's length adds to its score. Keyphrase hits on other speech are
+    /// mostly short (a quarter of a second: "hark" in "hark the herald", a fragment of noise), true ones as
+    /// long as the phrase (about 0.6 s), so a short hit needs a much better margin (docs/wake-phrase.md).
+    /// 0 leaves the margin alone.
+    public var confirmationDurationWeight: Double
     /// Audio before the phrase's detected start that the second pass also decodes, seconds: silence (or the
     /// room) before the phrase gives the grammar's start something to anchor on.
     public var preRollSeconds: Double
@@ -34,15 +40,16 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     public static let defaultPhrase = "hey hark"
 
     public init(
-        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-30, settleSeconds: Double = 0.15,
-        confirms: Bool = true, confirmationThreshold: Double = -3, preRollSeconds: Double = 0.3,
-        maximumPhraseSeconds: Double = 1.5, noisyMeans: Bool = false
+        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-40, settleSeconds: Double = 0.15,
+        confirms: Bool = true, confirmationThreshold: Double = 7.5, confirmationDurationWeight: Double = 20,
+        preRollSeconds: Double = 0.3, maximumPhraseSeconds: Double = 1.5, noisyMeans: Bool = false
     ) {
         self.phrase = phrase
         self.keyphraseThreshold = keyphraseThreshold
         self.settleSeconds = settleSeconds
         self.confirms = confirms
         self.confirmationThreshold = confirmationThreshold
+        self.confirmationDurationWeight = confirmationDurationWeight
         self.preRollSeconds = preRollSeconds
         self.maximumPhraseSeconds = maximumPhraseSeconds
         self.noisyMeans = noisyMeans
@@ -54,6 +61,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         case settleSeconds = "settle_seconds"
         case confirms = "confirm"
         case confirmationThreshold = "confirmation_threshold"
+        case confirmationDurationWeight = "confirmation_duration_weight"
         case preRollSeconds = "pre_roll_seconds"
         case maximumPhraseSeconds = "maximum_phrase_seconds"
         case noisyMeans = "noisy_means"
@@ -114,8 +122,11 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         }
         settleSeconds = try field(.settleSeconds, Double.self, "a number of seconds from 0 to 1", default: defaults.settleSeconds) { (0...1).contains($0) }
         confirms = try field(.confirms, Bool.self, "true or false", default: defaults.confirms) { _ in true }
-        confirmationThreshold = try field(.confirmationThreshold, Double.self, "a margin from -20 to 5 (natural log per frame)", default: defaults.confirmationThreshold) {
-            (-20...5).contains($0)
+        confirmationThreshold = try field(.confirmationThreshold, Double.self, "a score from -20 to 40 (natural log per frame, plus the duration term)", default: defaults.confirmationThreshold) {
+            (-20...40).contains($0)
+        }
+        confirmationDurationWeight = try field(.confirmationDurationWeight, Double.self, "a weight from 0 to 100 per second", default: defaults.confirmationDurationWeight) {
+            (0...100).contains($0)
         }
         preRollSeconds = try field(.preRollSeconds, Double.self, "a number of seconds from 0 to 2", default: defaults.preRollSeconds) { (0...2).contains($0) }
         maximumPhraseSeconds = try field(.maximumPhraseSeconds, Double.self, "a number of seconds from 0.3 to 5", default: defaults.maximumPhraseSeconds) {
@@ -131,6 +142,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         try container.encode(settleSeconds, forKey: .settleSeconds)
         try container.encode(confirms, forKey: .confirms)
         try container.encode(confirmationThreshold, forKey: .confirmationThreshold)
+        try container.encode(confirmationDurationWeight, forKey: .confirmationDurationWeight)
         try container.encode(preRollSeconds, forKey: .preRollSeconds)
         try container.encode(maximumPhraseSeconds, forKey: .maximumPhraseSeconds)
         try container.encode(noisyMeans, forKey: .noisyMeans)
