@@ -46,11 +46,16 @@ def group_of(stream):
     return f"{stream['source']} {stream['condition']}"
 
 
+# The spotter credits a hit's length up to this many seconds (WakePhraseSpotter.durationCreditSeconds).
+DURATION_CREDIT_SECONDS = 0.7
+
+
 def value(hit, measure, duration_weight):
-    """The second pass's score of a hit: `measure` plus `duration_weight` × the hit's length in seconds."""
+    """The second pass's score of a hit: `measure` plus `duration_weight` × the hit's length in seconds (at most
+    DURATION_CREDIT_SECONDS of it)."""
     if hit.get(measure) is None:
         return None
-    return hit[measure] + duration_weight * (hit["end"] - hit["start"])
+    return hit[measure] + duration_weight * min(hit["end"] - hit["start"], DURATION_CREDIT_SECONDS)
 
 
 def score(streams, hits, kws, margin, measure="margin", duration_weight=0.0):

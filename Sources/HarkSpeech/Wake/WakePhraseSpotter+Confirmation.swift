@@ -4,6 +4,11 @@ extension WakePhraseSpotter {
     /// Audio after the keyphrase's detected end that the second pass also decodes: the search may end the
     /// phrase a frame or two before its last phone has died away.
     static let confirmationTail = 800
+    /// A hit's length earns score up to this many seconds and no further: true phrases are rarely longer (the
+    /// test voices' 45 hits over 0.7 s all had a word margin of -4 or better), and a keyphrase path stretched
+    /// over other speech must not buy its way in with its length. Any limit from 0.6 to 0.9 s gave the same
+    /// dev-half result (docs/wake-phrase.md).
+    static let durationCreditSeconds = 0.7
 
     /// The second pass over a keyphrase hit: the hit's audio (with `preRollSeconds` before it) decoded by the
     /// phrase grammar and by the free phone loop, each with batch CMN over that audio.
@@ -39,7 +44,8 @@ extension WakePhraseSpotter {
         // badly, which a margin over the whole window averages away (dev streams, kws 1e-30: 101 hits with 19
         // false wakes at a word margin of -3, against 100 with 25 at a window margin of -1.5). Its length
         // counts too: hits on other speech are mostly a quarter of a second, true ones about 0.6 s.
-        candidate.score = candidate.weakestWordMargin.map { $0 + settings.confirmationDurationWeight * Self.seconds(end - start) }
+        let credited = min(Self.seconds(end - start), Self.durationCreditSeconds)
+        candidate.score = candidate.weakestWordMargin.map { $0 + settings.confirmationDurationWeight * credited }
         if (candidate.score ?? -.infinity) < settings.confirmationThreshold {
             candidate.accepted = false
             candidate.rejection = "confirmation score below confirmation_threshold"

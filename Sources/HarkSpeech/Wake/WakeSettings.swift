@@ -24,7 +24,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     /// How much each second of the hit's length adds to its score. Keyphrase hits on other speech are
     /// mostly short (a quarter of a second: "hark" in "hark the herald", a fragment of noise), true ones as
     /// long as the phrase (about 0.6 s), so a short hit needs a much better margin (docs/wake-phrase.md).
-    /// 0 leaves the margin alone.
+    /// Lengths count up to 0.7 s. 0 leaves the margin alone.
     public var confirmationDurationWeight: Double
     /// Audio before the phrase's detected start that the second pass also decodes, seconds: silence (or the
     /// room) before the phrase gives the grammar's start something to anchor on.
