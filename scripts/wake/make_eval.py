@@ -13,6 +13,7 @@ benchmark's dev half; the first minute of kitchen noise) for choosing the phrase
 LibriVox; the second minute of kitchen noise) for the reported figures.
 
 usage: make_eval.py OUT_DIR --benchmarks DIR --phrase "hey hark" [--phrase ...] [--half dev|test|both]
+                    [--noise FILE --noise-name NAME]
 writes OUT_DIR/audio/*.raw and OUT_DIR/truth.json; needs numpy, flite, espeak-ng, sox.
 """
 import argparse
@@ -125,7 +126,7 @@ def write_raw(path, samples):
     np.clip(np.round(samples), -32768, 32767).astype("<i2").tofile(path)
 
 
-def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitchen, rng_seed):
+def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitchen, rng_seed, noise_name="kitchen"):
     rng = np.random.default_rng(rng_seed)
     order = random.Random(rng_seed)
     lead, phrase_length = speech_bounds(synthesize(engine, voice, phrase, work))
@@ -135,7 +136,7 @@ def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitc
     order.shuffle(items)
     clips = [(kind, text, synthesize(engine, voice, text, work)) for kind, text in items]
     streams = []
-    for condition in ("clean", "kitchen10"):
+    for condition in ("clean", f"{noise_name}10"):
         noise = Noise(kitchen, int(rng.integers(0, kitchen.size)))
         parts, truth, position = [], [], 0
         for kind, text, clip in clips:
@@ -164,7 +165,7 @@ def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitc
     return streams
 
 
-def build_real_streams(out, benchmarks, split, kitchen, rng_seed):
+def build_real_streams(out, benchmarks, split, kitchen, rng_seed, noise_name="kitchen"):
     """Speech with no wake phrase at all, in streams of about five minutes."""
     rng = np.random.default_rng(rng_seed)
     clean = os.path.join(benchmarks, "speech-to-intent", "clean")
@@ -195,7 +196,7 @@ def build_real_streams(out, benchmarks, split, kitchen, rng_seed):
     flush("coffee-orders", "speech-to-intent " + split)
     minute = RATE * 60
     parts, count = [kitchen[:minute] if split == "dev" else kitchen[minute:2 * minute]], 1
-    flush("kitchen-noise", "kitchen noise alone")
+    flush(f"{noise_name}-noise", f"{noise_name} noise alone")
     if split == "test":
         speech = os.path.join(benchmarks, "recorded-speech")
         for name in sorted(f for f in os.listdir(speech) if f.endswith(".wav")):
@@ -212,10 +213,13 @@ def main():
     parser.add_argument("--phrase", action="append", required=True)
     parser.add_argument("--half", choices=["dev", "test", "both"], default="both")
     parser.add_argument("--seed", type=int, default=20240601)
+    parser.add_argument("--noise", help="another noise recording instead of the benchmark's kitchen (any format sox reads), "
+                        "to check the settings on noise they were not chosen on")
+    parser.add_argument("--noise-name", default="kitchen", help="what the noise conditions are called (default kitchen)")
     args = parser.parse_args()
     os.makedirs(os.path.join(args.out, "audio"), exist_ok=True)
     work = os.path.join(args.out, "cache")
-    kitchen = read_audio(os.path.join(args.benchmarks, "speech-to-intent", "noise", "kitchen.flac"))
+    kitchen = read_audio(args.noise or os.path.join(args.benchmarks, "speech-to-intent", "noise", "kitchen.flac"))
     chitchat = sentences(os.path.join(HERE, "..", "..", "bench", "data", "ood-sentences.txt"))
     streams = []
     for split in (["dev", "test"] if args.half == "both" else [args.half]):
@@ -224,8 +228,8 @@ def main():
         for phrase in args.phrase:
             for number, (engine, voice) in enumerate(VOICES[split]):
                 streams += build_voice_streams(args.out, work, split, engine, voice, phrase, negatives, kitchen,
-                                               args.seed + number)
-        streams += build_real_streams(args.out, args.benchmarks, split, kitchen, args.seed)
+                                               args.seed + number, args.noise_name)
+        streams += build_real_streams(args.out, args.benchmarks, split, kitchen, args.seed, args.noise_name)
     with open(os.path.join(args.out, "truth.json"), "w") as handle:
         json.dump({"streams": streams, "seed": args.seed, "snr_db": SNR_DB}, handle, indent=1)
     hours = sum(s["seconds"] for s in streams) / 3600
