@@ -279,11 +279,10 @@ final class LWSServer: @unchecked Sendable {
         }
         for serial in pending.writable {
             guard let connection = bySerial[serial], let socket = connection.socket else { continue }
-            if socket.isAbandoned, let close = socket.pendingState().closeRequest {
+            if let close = socket.abandonment {
                 // The client has not read its backlog, so its socket may never become writable again: close
                 // now. lws tries the close frame and drops the connection if it cannot be written.
-                var bytes = Array(close.reason.utf8.prefix(123))
-                lws_close_reason(connection.wsi, lws_close_status(UInt32(close.code)), &bytes, bytes.count)
+                Self.setCloseReason(connection.wsi, code: lws_close_status(UInt32(close.code)), reason: close.reason)
                 lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                 continue
             }
@@ -619,9 +618,15 @@ final class LWSServer: @unchecked Sendable {
     }
 
     private func closeNow(_ wsi: OpaquePointer, code: lws_close_status, reason: String) -> Int32 {
+        Self.setCloseReason(wsi, code: code, reason: reason)
+        return -1
+    }
+
+    /// The code and reason of the close frame lws sends when it closes `wsi`; the reason is cut to the 123 bytes
+    /// a close frame can carry.
+    private static func setCloseReason(_ wsi: OpaquePointer, code: lws_close_status, reason: String) {
         var bytes = Array(reason.utf8.prefix(123))
         lws_close_reason(wsi, code, &bytes, bytes.count)
-        return -1
     }
 
     private func webSocketWriteable(_ wsi: OpaquePointer) -> Int32 {

@@ -23,6 +23,13 @@ public final class WebSocketConnection: Sendable {
         /// than after the queue has drained (which, with the socket buffers full, would be never).
         var abandoned = false
         var closed = false
+
+        /// Forgets every message not yet written.
+        mutating func dropQueued() {
+            messages = []
+            first = 0
+            queuedBytes = 0
+        }
     }
 
     let serial: UInt64
@@ -77,9 +84,7 @@ public final class WebSocketConnection: Sendable {
             if box.queuedBytes + message.bytes.count > backlogLimit {
                 box.closeRequest = (1008, "the client is not reading its messages")
                 box.abandoned = true
-                box.messages = []
-                box.first = 0
-                box.queuedBytes = 0
+                box.dropQueued()
                 return .overflow
             }
             box.messages.append(message)
@@ -113,8 +118,9 @@ public final class WebSocketConnection: Sendable {
         outbox.withLock { (hasMessages: $0.first < $0.messages.count, closeRequest: $0.closeRequest) }
     }
 
-    /// Whether the connection must be closed now, without waiting for the socket to become writable.
-    var isAbandoned: Bool { outbox.withLock { $0.abandoned } }
+    /// The close to make now, without waiting for the socket to become writable: set once the client stopped
+    /// reading (`abandoned`), nil otherwise.
+    var abandonment: (code: UInt16, reason: String)? { outbox.withLock { $0.abandoned ? $0.closeRequest : nil } }
 
     /// Service thread: `count` more bytes are on their way to the handler. True when reading should pause.
     func inboundQueued(_ count: Int) -> Bool {
@@ -143,9 +149,7 @@ public final class WebSocketConnection: Sendable {
     func markClosed() {
         outbox.withLock { box in
             box.closed = true
-            box.messages = []
-            box.first = 0
-            box.queuedBytes = 0
+            box.dropQueued()
         }
     }
 }
