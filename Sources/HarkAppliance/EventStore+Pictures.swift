@@ -44,15 +44,9 @@ extension EventStore {
     func deletePictures(ids: [Int64]) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
         try changing { () throws(SQLiteError) in
-            try connection.execute("SAVEPOINT delete_pictures")
-            do throws(SQLiteError) {
+            try connection.savepoint("delete_pictures") { () throws(SQLiteError) in
                 let delete = try statement("DELETE FROM pictures WHERE id = ?")
                 for id in ids { try delete.run([.integer(id)]) }
-                try connection.execute("RELEASE delete_pictures")
-            } catch {
-                try? connection.execute("ROLLBACK TO delete_pictures")
-                try? connection.execute("RELEASE delete_pictures")
-                throw error
             }
         }
     }

@@ -101,4 +101,19 @@ public final class SQLiteConnection {
             throw error
         }
     }
+
+    /// Runs `body` under `SAVEPOINT name … RELEASE name`: all of it or none, inside an open transaction (which
+    /// it joins, to be committed with it) or, outside one, as a transaction of its own.
+    public func savepoint<T>(_ name: String, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(name)")
+            try? execute("RELEASE \(name)")
+            throw error
+        }
+    }
 }
