@@ -36,8 +36,7 @@ struct WakeEvaluation {
             var model = SpeechModel()
             if settings.noisyMeans {
                 // The shipped means, as `hark run` finds them in the checkout.
-                model.noisyMeans = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                    .deletingLastPathComponent().appendingPathComponent("Models").appendingPathComponent(SpeechModel.noisyMeansFileName)
+                model.noisyMeans = RecognitionFixtures.packageRoot.appendingPathComponent("Models").appendingPathComponent(SpeechModel.noisyMeansFileName)
             }
             let spotter = try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings)
             spotter.recordsCandidates = true

@@ -70,9 +70,10 @@ def score(streams, hits, kws, margin, measure="margin", duration_weight=0.0):
         for hit in hits.get(path, []):
             if hit["kws"] < kws:
                 continue
-            if margin is not None and (value(hit, measure, duration_weight) is None or value(hit, measure, duration_weight) < margin or
-                                       hit["rejection"] == "longer than maximum_phrase_seconds"):
-                continue
+            if margin is not None:
+                second = value(hit, measure, duration_weight)
+                if second is None or second < margin or hit["rejection"] == "longer than maximum_phrase_seconds":
+                    continue
             match = next((n for n, item in enumerate(positives)
                           if item["start"] - TOLERANCE_BEFORE <= hit["end"] <= item["phrase_end"] + TOLERANCE_AFTER), None)
             if match is None:
