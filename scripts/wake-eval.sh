@@ -50,9 +50,8 @@ for half in dev test; do
   HARK_WAKE_EVAL="$out/$half/manifest.json" $swift test --skip-build --filter WakeEvaluation >&2
 done
 
-kws=$(python3 -c 'import json,math,sys; print(math.log10(json.loads(sys.argv[1]).get("kws_threshold", 1e-40)))' "$shipped")
-margin=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_threshold", 7.5))' "$shipped")
-weight=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("confirmation_duration_weight", 20))' "$shipped")
+# The shipped keyphrase threshold (log10), confirmation threshold and duration weight, WakeSettings' defaults when absent.
+read -r kws margin weight < <(python3 -c 'import json,math,sys; s=json.loads(sys.argv[1]); print(math.log10(s.get("kws_threshold", 1e-40)), s.get("confirmation_threshold", 7.5), s.get("confirmation_duration_weight", 20))' "$shipped")
 {
   echo "# Wake-phrase evaluation ($(date -u +%Y-%m-%d), shipped settings: $shipped)"
   for p in "${candidates[@]}"; do
