@@ -17,7 +17,7 @@ import CSpeexDSP
 /// air; with `alignment` (the default) the canceller measures that delay (`EchoDelayEstimator`, from the first
 /// second or so of far-end sound) and delays its far end by it less `alignmentMarginMilliseconds`, so the filter's tail
 /// covers the room rather than the buffers. When the delay is first found, or changes, the filter starts again
-/// on the last `replaySeconds` of both streams, replayed at once, so it is no less converged than it was.
+/// on the last `replaySeconds` of both streams, replayed at once `replayPasses` times, so it is no less converged than it was.
 /// Works on whole frames; a remainder is held back until the next call, as `NoiseSuppressor` does.
 /// The corresponding C functions are `speex_echo_state_init`, `speex_echo_ctl`, `speex_echo_cancellation`,
 /// `speex_echo_state_destroy`, and for residual suppression `speex_preprocess_*` with
@@ -73,6 +73,9 @@ public final class EchoCanceller {
     static let estimateSeconds = 1.0
     /// How much of both streams the filter is given again when the delay is found or changes.
     public static let replaySeconds = 2.0
+    /// How often the replay goes over that history: once leaves the new filter less converged than the one it
+    /// replaces, which had adapted on everything so far (docs/rooms.md, "Echo cancellation").
+    static let replayPasses = 2
     /// Estimates that must agree (within `agreementSeconds`) before the delay is set: the first time, and when it changes.
     static let estimatesToAlign = 2
     static let estimatesToRealign = 3
@@ -264,8 +267,10 @@ public final class EchoCanceller {
         let frame = configuration.frameLength
         let replay = min(microphoneHistory.count, Int(Self.replaySeconds * Double(configuration.sampleRate))) / frame * frame
         let now = processed
-        processed = now - replay
-        _ = run(microphone: microphoneHistory.suffix(replay))
+        for _ in 0..<Self.replayPasses {
+            processed = now - replay
+            _ = run(microphone: microphoneHistory.suffix(replay))
+        }
         processed = now
     }
 
