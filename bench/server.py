@@ -277,9 +277,15 @@ def message_benchmark(args, hark, cases, work):
     with open(script, "w") as f:
         f.write(WRK_SCRIPT)
 
+    # wrk's 50 clients all come from 127.0.0.1, where on a LAN they would be 50 addresses: the server's default of
+    # 32 connections per client would push out idle ones (read errors in wrk) and refuse with 503 when none is idle.
+    # The setting a reverse proxy on the same machine needs (deploy/hark.json, server.connections_per_client).
+    serve_config = os.path.join(OUT, "serve.json")
+    with open(serve_config, "w") as f:
+        json.dump({"server": {"connections_per_client": min(128, args.connections + 16)}}, f)
     serve_log = open(os.path.join(OUT, "hark-serve.log"), "w")
     serve = subprocess.Popen(["taskset", "-c", "0", hark, "serve", "--simulate", "--port", "0", "--print-port",
-                              "--data", data, "--workspace", harklib.HOME_WORKSPACE],
+                              "--config", serve_config, "--data", data, "--workspace", harklib.HOME_WORKSPACE],
                              stdout=subprocess.PIPE, stderr=serve_log, text=True, cwd=harklib.ROOT)
     peer = None
     try:

@@ -122,29 +122,42 @@ public final class ActionDispatcher: DialogActionPerformer {
             throw .unknownCommand("unknown command \"\(command)\" for camera (use capture)")
         }
         guard let camera = devices.camera else { throw .noSuchDevice("no camera is configured") }
-        let picture: Picture
-        // The capture holds the devices; storing the picture (and its event) does not.
-        do { picture = try devices.commandsInOrder { () throws(CameraError) -> Picture in try camera.capture() } } catch {
-            throw .deviceFailed(error.message)
+        // Requests at the same time share one capture (`CaptureRounds`); the camera's wait for a frame gives up the
+        // turn's place (`DeviceWait`), and storing the picture (and its event) is the round leader's.
+        let share = try devices.captureRounds.take { () throws(DeviceCommandError) -> StoredPicture in
+            let picture: Picture
+            do throws(CameraError) {
+                picture = try DeviceWait.outside { () throws(CameraError) -> Picture in try camera.capture() }
+            } catch {
+                throw .deviceFailed(error.message)
+            }
+            guard let pictures else {
+                throw .deviceFailed("the picture was taken but there is no picture store to keep it")
+            }
+            do { return try pictures.save(picture, trigger: trigger, turn: turn) } catch {
+                throw .deviceFailed("saving the picture: \(error)")
+            }
         }
-        guard let pictures else {
-            throw .deviceFailed("the picture was taken but there is no picture store to keep it")
+        let stored = share.picture
+        var data = JSONObject()
+        data["picture"] = .number(Double(stored.id))
+        data["path"] = .string(stored.url.path)
+        data["width"] = .number(Double(stored.width))
+        data["height"] = .number(Double(stored.height))
+        data["bytes"] = .number(Double(stored.bytes))
+        data["source"] = .string(stored.source)
+        data["trigger"] = .string(trigger)
+        if case .shared = share {
+            // The leader's save stored its event; this turn's says which picture it got.
+            data["shared"] = .bool(true)
+            if let turn = stored.turn { data["taken_for_turn"] = .number(Double(turn)) }
+            let event = ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName) (shared)", turn: turn, data: data, time: stored.time)
+            do { try pictures?.events.append(event) } catch { throw .deviceFailed("logging the shared picture: \(error)") }
+            announce(event)
+        } else {
+            announce(ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)", turn: turn, data: data, time: stored.time))
         }
-        do {
-            let stored = try pictures.save(picture, trigger: trigger, turn: turn)
-            var data = JSONObject()
-            data["picture"] = .number(Double(stored.id))
-            data["path"] = .string(stored.url.path)
-            data["width"] = .number(Double(picture.width))
-            data["height"] = .number(Double(picture.height))
-            data["bytes"] = .number(Double(picture.jpeg.count))
-            data["source"] = .string(picture.source)
-            data["trigger"] = .string(trigger)
-            announce(ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)", turn: turn, data: data, time: picture.capturedAt))
-            return .picture(stored)
-        } catch {
-            throw .deviceFailed("saving the picture: \(error)")
-        }
+        return .picture(stored)
     }
 
     private func event(_ kind: ApplianceEvent.Kind, _ text: String, _ data: JSONObject) -> ApplianceEvent {

@@ -108,6 +108,10 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// More names browsers may use for the server (a DNS name, a reverse proxy's), besides the machine's own
     /// host name, addresses and localhost: `Host` and `Origin` naming anything else are refused.
     public var serverHostNames: [String] = []
+    /// Connections one client (an IPv4 address, an IPv6 /64) may hold (`ServerConfiguration.maxConnectionsPerAddress`):
+    /// a host on the LAN cannot take every connection. Behind a reverse proxy on the same machine every browser
+    /// is that one address, so such a setup raises it (at most 128, the server's total).
+    public var serverConnectionsPerClient = 32
     /// The user's own certificate and key (PEM); nil = a self-signed pair generated on first run and kept.
     public var certificate: String?
     public var certificateKey: String?
@@ -246,6 +250,9 @@ extension ApplianceConfiguration {
                         var names: [String] = []
                         for (i, item) in items.enumerated() { names.append(try reader.string(item, "\(p)[\(i)]")) }
                         c.serverHostNames = names
+                    },
+                    "connections_per_client": { v, p throws(ConfigurationError) in
+                        c.serverConnectionsPerClient = try reader.integer(v, p, in: 1...128)
                     },
                     "certificate": { v, p throws(ConfigurationError) in c.certificate = try reader.optionalString(v, p) },
                     "key": { v, p throws(ConfigurationError) in c.certificateKey = try reader.optionalString(v, p) },

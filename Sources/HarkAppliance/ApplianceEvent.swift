@@ -23,7 +23,8 @@ public struct ApplianceEvent: Sendable, Equatable {
         case action
         /// A device changed state: `data` holds `name` and `state`.
         case device
-        /// A picture was saved: `data` holds `picture` (its id) and `path`.
+        /// A picture was saved: `data` holds `picture` (its id) and `path`; `shared` when the turn got a picture
+        /// another request took at the same time (`CaptureRounds`).
         case picture
         /// Something failed: `text` says what.
         case error

@@ -18,6 +18,9 @@ public final class DeviceSet: Sendable {
     /// Held for each device command (`commandsInOrder`): turns run concurrently, but the devices they act on
     /// take one command at a time, in the order the commands reach them, as when turns ran one at a time.
     private let commandLock = Mutex(())
+    /// Pictures asked for at the same time share a capture (the camera's captures are not device commands in
+    /// the sense above: the camera serialises its own, and a capture does not hold the other devices).
+    public let captureRounds = CaptureRounds()
 
     public init(
         outputs: [String: any DigitalOutput], contextVariables: [String: String] = [:], button: (any DigitalInput)?,

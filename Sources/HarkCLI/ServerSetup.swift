@@ -74,7 +74,8 @@ enum ServerSetup {
         let server: HTTPServer
         do {
             server = try HTTPServer(
-                configuration: ServerConfiguration(host: bindHost, port: port ?? configuration.serverPort, tls: tls),
+                configuration: ServerConfiguration(host: bindHost, port: port ?? configuration.serverPort, tls: tls,
+                                                   maxConnectionsPerAddress: configuration.serverConnectionsPerClient),
                 router: api.router(staticFiles: web))
         } catch {
             throw CommandFailure(message: "server: \(error)", exitCode: 69)

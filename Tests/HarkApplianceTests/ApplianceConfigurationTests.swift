@@ -60,6 +60,8 @@ struct ApplianceConfigurationTests {
         #expect(try ApplianceConfiguration.parse("{}", source: nil).roomWake)
         let server = try ApplianceConfiguration.parse(#"{"server": {"host_names": ["hark.home.arpa", "kitchen.lan"]}}"#, source: nil)
         #expect(server.serverHostNames == ["hark.home.arpa", "kitchen.lan"])
+        #expect(server.serverConnectionsPerClient == 32)
+        #expect(try ApplianceConfiguration.parse(#"{"server": {"connections_per_client": 100}}"#, source: nil).serverConnectionsPerClient == 100)
     }
 
     @Test("errors name the file and the field", arguments: [
@@ -73,6 +75,8 @@ struct ApplianceConfigurationTests {
         (#"{"camera": {"width": 10.5}}"#, "camera.width: expected a whole number"),
         (#"{"server": {"host_names": "hark.lan"}}"#, "server.host_names: expected a list of host names"),
         (#"{"server": {"host_names": ["hark.lan", 7]}}"#, "server.host_names[1]: expected a non-empty string"),
+        (#"{"server": {"connections_per_client": 0}}"#, "server.connections_per_client: 0 is out of range 1…128"),
+        (#"{"server": {"connections_per_client": 129}}"#, "server.connections_per_client: 129 is out of range 1…128"),
         (#"{"rooms": {"join": "   "}}"#, "rooms.join: must not be empty"),
         (#"{"rooms": {"join": 7}}"#, "rooms.join: expected a non-empty string"),
         // 65 characters written out: an interpolation inside @Test's arguments crashes Debian 13's Swift 6.0.3.

@@ -99,6 +99,25 @@ struct CameraSimulatedTests {
         #expect(try decoder.decodeRGB(first.jpeg).rgb != decoder.decodeRGB(second.jpeg).rgb)
     }
 
+    @Test("Like a webcam, the camera gives at most frameRate frames a second; a bad rate is refused")
+    func framesComeAtTheFrameRate() throws {
+        let camera = try SimulatedCamera(width: 160, height: 120, frameRate: 20)
+        _ = try camera.capture()
+        let start = ContinuousClock.now
+        for _ in 0..<4 { _ = try camera.capture() }
+        // Four more frames are four frame boundaries (50 ms apart) later, less however long the first frame's
+        // encoding took after its boundary (a millisecond here; unpaced, the four take about as long).
+        #expect(ContinuousClock.now - start >= .milliseconds(150), "\(ContinuousClock.now - start)")
+        for rate in [0, -5, 1_001] {
+            do {
+                _ = try SimulatedCamera(frameRate: rate)
+                Issue.record("frame rate \(rate) was accepted")
+            } catch {
+                #expect(error.message.contains("frame rate \(rate) is out of range"), "\(error.message)")
+            }
+        }
+    }
+
     @Test("Sizes and qualities outside the limits are refused, naming the camera",
           arguments: [(0, 480, 85), (640, -1, 85), (10_000, 480, 85), (15, 15, 85), (640, 480, 0), (640, 480, 101)])
     func invalidSettings(settings: (width: Int, height: Int, quality: Int)) {

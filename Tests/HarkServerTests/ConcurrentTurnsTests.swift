@@ -123,4 +123,36 @@ struct ConcurrentTurnsTests {
         #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
         #expect(order.withLock { $0 } == ["A", "B", "C"])
     }
+
+    @Test("a turn waiting for a device gives its place to the next and queues again after")
+    func aDeviceWaitLeavesThePlace() throws {
+        let gate = TurnGate(width: 1)
+        let order = Mutex<[String]>([])
+        let waiting = DispatchSemaphore(value: 0)
+        let frame = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        DispatchQueue(label: "turn.A").async(group: done) {
+            gate.run {
+                order.withLock { $0.append("A starts") }
+                DeviceWait.outside {
+                    waiting.signal()
+                    _ = frame.wait(timeout: .now() + .seconds(10))
+                }
+                order.withLock { $0.append("A ends") }
+            }
+        }
+        #expect(waiting.wait(timeout: .now() + .seconds(10)) == .success)
+        // A waits for its frame outside the gate: B, with the only place, runs to its end meanwhile.
+        let b = DispatchGroup()
+        DispatchQueue(label: "turn.B").async(group: b) {
+            gate.run { order.withLock { $0.append("B") } }
+        }
+        #expect(b.wait(timeout: .now() + .seconds(10)) == .success)
+        frame.signal()
+        #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+        #expect(order.withLock { $0 } == ["A starts", "B", "A ends"])
+        // Outside any gate the wait just runs.
+        #expect(DeviceWait.outside { 42 } == 42)
+        #expect(gate.queued == 0)
+    }
 }
