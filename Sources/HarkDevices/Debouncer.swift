@@ -89,8 +89,11 @@ struct Debouncer: Sendable {
 
     /// The wall-clock time of `time` on the monotonic clock, for `ButtonEvent.time`.
     static func date(of time: Duration, now: Duration = Debouncer.now()) -> Date {
-        let ago = now - time
-        let seconds = Double(ago.components.seconds) + Double(ago.components.attoseconds) * 1e-18
-        return Date(timeIntervalSinceNow: -seconds)
+        Date(timeIntervalSinceNow: -(now - time).timeInterval)
     }
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation's `TimeInterval` (`Date` arithmetic, `Thread.sleep`).
+    var timeInterval: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -65,10 +65,6 @@ public final class SimulatedCamera: Camera {
         let period = Duration.seconds(1) / frameRate
         let elapsed = ContinuousClock.now - started
         let next = started + period * (Int(elapsed / period) + 1)
-        Thread.sleep(forTimeInterval: Self.seconds(next - ContinuousClock.now))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        max(0, Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        Thread.sleep(forTimeInterval: max(0, (next - ContinuousClock.now).timeInterval))
     }
 }
