@@ -139,24 +139,12 @@ public final class ActionDispatcher: DialogActionPerformer {
             }
         }
         let stored = share.picture
-        var data = JSONObject()
-        data["picture"] = .number(Double(stored.id))
-        data["path"] = .string(stored.url.path)
-        data["width"] = .number(Double(stored.width))
-        data["height"] = .number(Double(stored.height))
-        data["bytes"] = .number(Double(stored.bytes))
-        data["source"] = .string(stored.source)
-        data["trigger"] = .string(trigger)
-        if case .shared = share {
-            // The leader's save stored its event; this turn's says which picture it got.
-            data["shared"] = .bool(true)
-            if let turn = stored.turn { data["taken_for_turn"] = .number(Double(turn)) }
-            let event = ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName) (shared)", turn: turn, data: data, time: stored.time)
+        let event = PictureStore.event(for: stored, trigger: trigger, turn: turn, shared: share.isShared)
+        if share.isShared {
+            // The leader's save stored its own event; this turn's says which picture it got.
             do { try pictures?.events.append(event) } catch { throw .deviceFailed("logging the shared picture: \(error)") }
-            announce(event)
-        } else {
-            announce(ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)", turn: turn, data: data, time: stored.time))
         }
+        announce(event)
         return .picture(stored)
     }
 

@@ -27,6 +27,11 @@ public final class CaptureRounds: @unchecked Sendable {
             case .took(let picture), .shared(let picture): picture
             }
         }
+
+        /// Whether another request took it.
+        public var isShared: Bool {
+            if case .shared = self { true } else { false }
+        }
     }
 
     private let condition = NSCondition()

@@ -3,8 +3,9 @@
 public protocol TurnPlace: Sendable {
     /// Gives the place to the next turn in line.
     func leave()
-    /// Waits for a place again (behind the turns that were already waiting).
-    func reenter()
+    /// Takes a place, waiting behind the turns already waiting when none is free (so a turn that left one
+    /// queues again behind them).
+    func enter()
 }
 
 /// Waits on a device (a camera frame, another request's picture) without holding a turn's place.
@@ -23,7 +24,7 @@ public enum DeviceWait {
     public static func outside<T, E: Error>(_ wait: () throws(E) -> T) throws(E) -> T {
         guard let place else { return try wait() }
         place.leave()
-        defer { place.reenter() }
+        defer { place.enter() }
         return try wait()
     }
 }

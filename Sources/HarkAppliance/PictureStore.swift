@@ -104,12 +104,23 @@ public final class PictureStore: @unchecked Sendable {
             return StoredPicture(id: id, time: ApplianceEvent.date(milliseconds: ApplianceEvent.milliseconds(capturedAt)), fileName: name,
                                  url: file, width: width, height: height, bytes: jpeg.count, source: source, trigger: trigger, turn: turn)
         }
-        let data = JSONObject([("picture", .number(Double(stored.id))), ("path", .string(stored.url.path)), ("width", .number(Double(width))),
-                               ("height", .number(Double(height))), ("bytes", .number(Double(jpeg.count))), ("source", .string(source)),
-                               ("trigger", .string(trigger))])
-        try events.append(ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)", turn: turn, data: data, time: capturedAt))
+        try events.append(Self.event(for: stored, trigger: trigger, turn: turn, shared: false))
         try prune()
         return stored
+    }
+
+    /// The `picture` event of `stored` for `turn`. `shared`: the turn got a picture another request took at the same
+    /// time (`CaptureRounds`); the event then says so and names the turn that took it.
+    static func event(for stored: StoredPicture, trigger: String, turn: Int64?, shared: Bool) -> ApplianceEvent {
+        var data = JSONObject([("picture", .number(Double(stored.id))), ("path", .string(stored.url.path)),
+                               ("width", .number(Double(stored.width))), ("height", .number(Double(stored.height))),
+                               ("bytes", .number(Double(stored.bytes))), ("source", .string(stored.source)), ("trigger", .string(trigger))])
+        if shared {
+            data["shared"] = .bool(true)
+            if let taker = stored.turn { data["taken_for_turn"] = .number(Double(taker)) }
+        }
+        return ApplianceEvent(kind: .picture, text: "Picture saved as \(stored.fileName)\(shared ? " (shared)" : "")", turn: turn,
+                              data: data, time: stored.time)
     }
 
     /// The newest `limit` pictures (all when `nil`), newest first.

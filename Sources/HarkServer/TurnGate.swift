@@ -36,7 +36,6 @@ final class TurnGate: Sendable {
 }
 
 extension TurnGate: TurnPlace {
-    /// Takes a place, waiting behind the turns already waiting when none is free.
     func enter() {
         let turn: DispatchSemaphore? = state.withLock { state in
             if state.running < width {
@@ -61,6 +60,4 @@ extension TurnGate: TurnPlace {
         }
         next?.signal()
     }
-
-    func reenter() { enter() }
 }
