@@ -3,7 +3,9 @@
 #  1. dev half: every candidate phrase, keyphrase threshold loose (1e-40) and every hit kept with its
 #     second-pass margin, so score.py can sweep both thresholds (choosing the phrase and thresholds);
 #  2. test half (other voices, other sentences, the benchmark's test half, LibriVox): Models/wake.json
-#     exactly as shipped, the figures reported.
+#     exactly as shipped (with Models/wake-verifier.json when it names it), the figures reported.
+# The verifier's own training and the choice of its thresholds: scripts/wake/make-verifier.sh and
+# docs/wake-phrase.md, "The verifier".
 # Audio and results go to bench/out/wake (WAKE_EVAL_OUT to change); the tables to bench/out/wake/report.md.
 # Needs flite, espeak-ng, sox, python3 with numpy (make setup / make bench-setup) and ../shared/benchmarks.
 set -euo pipefail
@@ -52,6 +54,8 @@ done
 
 # The shipped keyphrase threshold (log10), confirmation threshold and duration weight, WakeSettings' defaults when absent.
 read -r kws margin weight < <(python3 -c 'import json,math,sys; s=json.loads(sys.argv[1]); print(math.log10(s.get("kws_threshold", 1e-40)), s.get("confirmation_threshold", 7.5), s.get("confirmation_duration_weight", 20))' "$shipped")
+# With a verifier (`verifier` set), a hit must also reach its probability (score.py --verifier).
+verifier=$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); print("--verifier %s" % s.get("verifier_threshold", 0.5) if s.get("verifier") else "")' "$shipped")
 {
   echo "# Wake-phrase evaluation ($(date -u +%Y-%m-%d), shipped settings: $shipped)"
   for p in "${candidates[@]}"; do
@@ -65,7 +69,7 @@ read -r kws margin weight < <(python3 -c 'import json,math,sys; s=json.loads(sys
   for half in dev test; do
     echo; echo "## $half, Models/wake.json as shipped"; echo
     python3 scripts/wake/score.py "$out/$half/truth.json" "$out/$half/results.jsonl" --run "$half shipped" \
-      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false --measure word_margin --duration-weight "$weight"
+      --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false --measure word_margin --duration-weight "$weight" $verifier
   done
 } > "$out/report.md"
 echo "wake-eval: report in $out/report.md" >&2

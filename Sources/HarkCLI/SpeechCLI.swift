@@ -70,13 +70,19 @@ enum SpeechCLI {
 
     /// The wake-phrase spotter `hark run` listens with: settings from the configuration's `wake.settings`, else
     /// `Models/wake.json`, else the built-in defaults; a bad settings file is a data error (65).
+    /// A verifier the settings name (`verifier`) is read from the settings file's folder; a missing or bad one is
+    /// a data error too.
     static func wakeSpotter(settingsPath: URL?, model: SpeechModel) throws -> WakePhraseSpotter {
         var settings = WakeSettings()
+        var verifier: WakeVerifier?
         if let url = settingsPath ?? modelsFile("wake.json") {
-            do { settings = try WakeSettings.load(from: url) } catch { throw CommandFailure(message: "\(error)", exitCode: 65) }
+            do {
+                settings = try WakeSettings.load(from: url)
+                verifier = try settings.verifier.map { try WakeVerifier(contentsOf: url.deletingLastPathComponent().appendingPathComponent($0)) }
+            } catch { throw CommandFailure(message: "\(error)", exitCode: 65) }
         }
         do {
-            return try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings, pronunciations: try pronunciationSource())
+            return try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings, pronunciations: try pronunciationSource(), verifier: verifier)
         } catch let error as CommandFailure {
             throw error
         } catch {

@@ -20,7 +20,9 @@ import Testing
                 try fm.createDirectory(at: share.appendingPathComponent(dir), withIntermediateDirectories: true)
             }
             try fm.copyItem(at: CLITests.root.appendingPathComponent("Intents/home.json"), to: share.appendingPathComponent("Intents/home.json"))
-            try fm.copyItem(at: CLITests.root.appendingPathComponent("Models/wake.json"), to: share.appendingPathComponent("Models/wake.json"))
+            for file in ["wake.json", "wake-verifier.json"] {
+                try fm.copyItem(at: CLITests.root.appendingPathComponent("Models/\(file)"), to: share.appendingPathComponent("Models/\(file)"))
+            }
         }
         return (prefix, binary)
     }

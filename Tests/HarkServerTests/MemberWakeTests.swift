@@ -45,9 +45,10 @@ struct MemberWakeTests {
         let rooms = try Rooms(database: directory.appendingPathComponent("rooms.sqlite3"), idleClose: .seconds(3600), applianceName: "Kitchen")
         let audio = RoomAudio(rooms: rooms)
         let settings = try WakeSettings.load(from: CompanionAPITests.root.appendingPathComponent("Models/wake.json"))
+        let verifier = try settings.verifier.map { try WakeVerifier(contentsOf: CompanionAPITests.root.appendingPathComponent("Models").appendingPathComponent($0)) }
         let gate = MemberWakeGate()
         let wake = try MemberWake(gate: gate, audio: audio, turns: bench.turns, recognizers: listening, listening: MemberWake.Listening()) {
-            try WakePhraseSpotter(phrase: settings.phrase, settings: settings)
+            try WakePhraseSpotter(phrase: settings.phrase, settings: settings, verifier: verifier)
         }
         defer { wake.stop() }
 

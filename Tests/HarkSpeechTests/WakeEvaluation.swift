@@ -8,7 +8,8 @@ import Testing
 /// scores the output): it is skipped unless `HARK_WAKE_EVAL` names a manifest.
 ///
 /// Manifest: `{"output": path, "runs": [{"name", "settings": {wake.json fields}, "chunk_samples",
-/// "streams": [raw s16le 16 kHz paths]}]}`. Output, one JSON object a line: every keyphrase hit with both
+/// "streams": [raw s16le 16 kHz paths], "record_features": false}]}`; with `record_features` each hit also
+/// carries its `WakeFeatures` spectrogram (`"features"`, what scripts/wake/train_verifier.py learns from). Output, one JSON object a line: every keyphrase hit with both
 /// scores, accepted or not (`"type": "hit"`), and per stream its length and processing time
 /// (`"type": "stream"`).
 @Suite("Wake evaluation")
@@ -38,8 +39,13 @@ struct WakeEvaluation {
                 // The shipped means, as `hark run` finds them in the checkout.
                 model.noisyMeans = RecognitionFixtures.packageRoot.appendingPathComponent("Models").appendingPathComponent(SpeechModel.noisyMeansFileName)
             }
-            let spotter = try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings)
+            // The verifier named by the settings, from the checkout's Models/ (as `hark run` finds Models/wake.json's).
+            let verifier = try settings.verifier.map {
+                try WakeVerifier(contentsOf: RecognitionFixtures.packageRoot.appendingPathComponent("Models").appendingPathComponent($0))
+            }
+            let spotter = try WakePhraseSpotter(phrase: settings.phrase, model: model, settings: settings, verifier: verifier)
             spotter.recordsCandidates = true
+            let recordsFeatures = run["record_features"] as? Bool ?? false
             for stream in run["streams"] as? [String] ?? [] {
                 let audio = try AudioFile.read(stream, rawFormat: .speech)
                 try spotter.reset()
@@ -62,6 +68,11 @@ struct WakeEvaluation {
                     if let margin = candidate.margin { line["margin"] = margin }
                     if let margin = candidate.weakestWordMargin { line["word_margin"] = margin }
                     if let score = candidate.score { line["score"] = score }
+                    if let probability = candidate.verifierProbability { line["verifier"] = probability }
+                    if recordsFeatures, let spectrogram = candidate.spectrogram {
+                        // Two decimals are finer than the verifier can tell apart, and keep the file a third the size.
+                        line["features"] = spectrogram.map { ($0 * 100).rounded() / 100 }
+                    }
                     try write(line)
                 }
                 // The public API must agree with the candidates it was built from.

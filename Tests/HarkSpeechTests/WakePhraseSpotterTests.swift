@@ -11,6 +11,12 @@ struct WakePhraseSpotterTests {
     static let settings: WakeSettings = {
         do { return try WakeSettings.load(from: WakeSettingsTests.shipped) } catch { fatalError("\(error)") }
     }()
+    /// The shipped verifier (`verifier` in Models/wake.json).
+    static let verifier: WakeVerifier = {
+        do {
+            return try WakeVerifier(contentsOf: WakeSettingsTests.shipped.deletingLastPathComponent().appendingPathComponent(settings.verifier ?? "-"))
+        } catch { fatalError("\(error)") }
+    }()
     static let flite = "/usr/bin/flite"
     /// eSpeak NG's voice is far from the speakers the acoustic model learnt from (docs/measurements.md,
     /// "Keyphrase spotting and synthetic voices": 0/12 eSpeak NG clips spotted): in a stream of a few
@@ -105,7 +111,7 @@ struct WakePhraseSpotterTests {
         let expectedEnd = sentenceStart + (try Self.phraseSeconds(flite: voice))
         var times: [Double] = []
         for chunk in [320, 1_600, 4_000, audio.samples.count] {
-            let spotter = try WakePhraseSpotter(phrase: settings.phrase, settings: settings)
+            let spotter = try WakePhraseSpotter(phrase: settings.phrase, settings: settings, verifier: Self.verifier)
             let found = try Self.detections(spotter, audio, chunk: chunk)
             #expect(found.count == 1, "chunks of \(chunk) samples: \(found.map(\.time)) (phrase ends near \(expectedEnd) s)")
             guard let detection = found.first else { continue }
@@ -141,7 +147,7 @@ struct WakePhraseSpotterTests {
         for voice in [nil] + (FileManager.default.isExecutableFile(atPath: Self.flite) ? ["kal"] : []) {
             let (audio, _) = try Self.stream(["turn on the light"] + Self.chitChat + ["what time is it", "take a picture"], flite: voice)
             let settings = voice == nil ? Self.eSpeakSettings : Self.settings
-            let spotter = try WakePhraseSpotter(phrase: settings.phrase, settings: settings)
+            let spotter = try WakePhraseSpotter(phrase: settings.phrase, settings: settings, verifier: Self.verifier)
             let found = try Self.detections(spotter, audio, chunk: 1_600)
             #expect(found.isEmpty, "\(voice ?? "eSpeak NG"): woke at \(found.map(\.time))")
         }
@@ -151,7 +157,7 @@ struct WakePhraseSpotterTests {
           .enabled(if: FileManager.default.isExecutableFile(atPath: flite), "flite is not installed (make setup installs it)"))
     func reset() throws {
         let (audio, _) = try Self.stream(Self.chitChat + ["\(Self.settings.phrase), take a picture"], flite: "kal")
-        let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings)
+        let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings, verifier: Self.verifier)
         let first = try Self.detections(spotter, audio, chunk: 1_600)
         try spotter.reset()
         let again = try Self.detections(spotter, audio, chunk: 1_600)
@@ -161,11 +167,13 @@ struct WakePhraseSpotterTests {
 
     @Test("A phrase word missing from the dictionary is pronounced by eSpeak NG, or named in the error")
     func unknownWord() throws {
-        let spotter = try WakePhraseSpotter(phrase: "hey zorblat", settings: Self.settings)
+        var other = Self.settings
+        other.verifier = nil  // the shipped verifier knows only its own phrase
+        let spotter = try WakePhraseSpotter(phrase: "hey zorblat", settings: other)
         #expect(spotter.guessedWords == ["zorblat"])
         #expect(spotter.phrase == "hey zorblat")
         do {
-            _ = try WakePhraseSpotter(phrase: "Hey, Zorblat!", model: SpeechModel(), settings: Self.settings, pronunciations: nil)
+            _ = try WakePhraseSpotter(phrase: "Hey, Zorblat!", model: SpeechModel(), settings: other, pronunciations: nil)
             Issue.record("an unpronounceable phrase was accepted")
         } catch let error as WakeError {
             guard case let .unknownWords(words, _, _) = error else {
@@ -175,12 +183,12 @@ struct WakePhraseSpotterTests {
             #expect(words == ["zorblat"])
             #expect(error.description.contains("'zorblat'"))
         }
-        #expect(throws: WakeError.emptyPhrase("  ")) { try WakePhraseSpotter(phrase: "  ", settings: Self.settings) }
+        #expect(throws: WakeError.emptyPhrase("  ")) { try WakePhraseSpotter(phrase: "  ", settings: other) }
     }
 
     @Test("Audio that is not 16 kHz mono is refused")
     func wrongFormat() throws {
-        let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings)
+        let spotter = try WakePhraseSpotter(phrase: Self.settings.phrase, settings: Self.settings, verifier: Self.verifier)
         let format = PCMFormat(sampleRate: 22_050, channels: 1)
         #expect(throws: WakeError.unsupportedFormat(format)) {
             try spotter.process(PCMBuffer(format: format, samples: [0, 0, 0]))

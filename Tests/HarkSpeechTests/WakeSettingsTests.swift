@@ -30,8 +30,11 @@ struct WakeSettingsTests {
     @Test("Settings survive encoding and decoding")
     func roundTrip() throws {
         let settings = WakeSettings(phrase: "hello hark", keyphraseThreshold: 1e-25, settleSeconds: 0.2, confirms: false,
-                                    confirmationThreshold: -2, preRollSeconds: 0.5, maximumPhraseSeconds: 2, noisyMeans: true)
+                                    confirmationThreshold: -2, preRollSeconds: 0.5, maximumPhraseSeconds: 2, noisyMeans: true,
+                                    verifier: "v.json", verifierThreshold: 0.25)
         #expect(try WakeSettings.decode(JSONEncoder().encode(settings)) == settings)
+        #expect(try WakeSettings.decode(JSONEncoder().encode(WakeSettings())) == WakeSettings())
+        #expect(try Self.decode(#"{"verifier": null}"#).verifier == nil)
     }
 
     @Test("A field of the wrong type or out of range is an error naming the field", arguments: [
@@ -46,6 +49,10 @@ struct WakeSettingsTests {
         (#"{"phrase": " , ! "}"#, "phrase"),
         (#"{"phrase": 7}"#, "phrase"),
         (#"{"noisy_means": "yes"}"#, "noisy_means"),
+        (#"{"verifier": ""}"#, "verifier"),
+        (#"{"verifier": 3}"#, "verifier"),
+        (#"{"verifier_threshold": 1.5}"#, "verifier_threshold"),
+        (#"{"verifier_threshold": "high"}"#, "verifier_threshold"),
     ])
     func badField(json: String, field: String) {
         do {

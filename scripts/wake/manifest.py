@@ -16,6 +16,7 @@ def main():
     parser.add_argument("results")
     parser.add_argument("--run", nargs=3, action="append", metavar=("NAME", "SPLIT", "SETTINGS_JSON"), required=True)
     parser.add_argument("--chunk", type=int, default=1600)
+    parser.add_argument("--features", action="store_true", help="record each hit's spectrogram (the verifier's training data)")
     args = parser.parse_args()
     with open(args.truth) as handle:
         streams = json.load(handle)["streams"]
@@ -26,7 +27,8 @@ def main():
         mine = [s["path"] for s in streams if s["split"] == split and s["phrase"] in (phrase, None)]
         if not any(s["split"] == split and s["phrase"] == phrase for s in streams):
             raise SystemExit(f"manifest.py: no {split} audio made for the phrase '{phrase}'")
-        runs.append({"name": name, "settings": settings, "chunk_samples": args.chunk, "streams": mine})
+        runs.append({"name": name, "settings": settings, "chunk_samples": args.chunk, "streams": mine,
+                     "record_features": args.features})
     with open(args.manifest, "w") as handle:
         json.dump({"output": args.results, "runs": runs}, handle, indent=1)
 

@@ -13,7 +13,9 @@ change the stream alike), and a close approximation for the keyphrase threshold 
 search a little earlier than a strict run would).
 
 usage: score.py TRUTH RESULTS --run NAME [--kws -20 -25 ...] [--margin -2 -1.5 ...] [--measure word_margin]
-               [--duration-weight W]
+               [--duration-weight W] [--verifier P ...]
+With --verifier, a confirmed hit must also have a verifier probability (`verifier`, written by the spotter when it
+has a verifier, or by train_verifier.py --score) of at least P; with --at, the first P is the one tabled.
 """
 import argparse
 import json
@@ -58,7 +60,7 @@ def value(hit, measure, duration_weight):
     return hit[measure] + duration_weight * min(hit["end"] - hit["start"], DURATION_CREDIT_SECONDS)
 
 
-def score(streams, hits, kws, margin, measure="margin", duration_weight=0.0):
+def score(streams, hits, kws, margin, measure="margin", duration_weight=0.0, verifier=None):
     """Per group: positives, detected, false wakes, negative hours, timing errors (margin None = pass alone)."""
     groups = defaultdict(lambda: {"positives": 0, "detected": 0, "false": 0, "hours": 0.0, "timing": [], "false_list": []})
     for path, stream in streams.items():
@@ -73,6 +75,8 @@ def score(streams, hits, kws, margin, measure="margin", duration_weight=0.0):
             if margin is not None:
                 second = value(hit, measure, duration_weight)
                 if second is None or second < margin or hit["rejection"] == "longer than maximum_phrase_seconds":
+                    continue
+                if verifier is not None and hit.get("verifier", -1) < verifier:
                     continue
             match = next((n for n, item in enumerate(positives)
                           if item["start"] - TOLERANCE_BEFORE <= hit["end"] <= item["phrase_end"] + TOLERANCE_AFTER), None)
@@ -124,25 +128,29 @@ def main():
                         help="the second pass's score: over the whole window (the spotter's) or its weakest word")
     parser.add_argument("--duration-weight", type=float, default=0.0,
                         help="added to the measure per second of the hit's length (the spotter's confirmation_duration_weight)")
+    parser.add_argument("--verifier", type=float, nargs="*", default=[None],
+                        help="also require the hit's verifier probability (`verifier`) to reach each of these")
     args = parser.parse_args()
     streams, hits, seconds = load(args.truth, args.results, args.run)
     audio = sum(s for s, _ in seconds.values())
     work = sum(p for _, p in seconds.values())
     print(f"run {args.run}: {len(streams)} streams, {audio / 3600:.2f} h of audio, real-time factor {work / audio:.4f} "
           f"(both passes, this machine)\n")
-    print("| kws threshold (log10) | confirmation margin | hit rate | false wakes | false wakes / hour |")
-    print("|---|---|---|---|---|")
+    print("| kws threshold (log10) | confirmation margin | verifier | hit rate | false wakes | false wakes / hour |")
+    print("|---|---|---|---|---|---|")
     for kws in args.kws:
         for margin in [None] + args.margin:
-            positives, detected, false, hours = totals(score(streams, hits, kws, margin, args.measure, args.duration_weight))
-            name = "– (pass alone)" if margin is None else f"{margin:g}"
-            print(f"| {kws:g} | {name} | {detected}/{positives} ({100 * detected / max(1, positives):.1f}%) | {false} | "
-                  f"{false / hours:.2f} |")
+            for verifier in (args.verifier if margin is not None else [None]):
+                positives, detected, false, hours = totals(score(streams, hits, kws, margin, args.measure, args.duration_weight, verifier))
+                name = "– (pass alone)" if margin is None else f"{margin:g}"
+                shown = "–" if verifier is None else f"{verifier:g}"
+                print(f"| {kws:g} | {name} | {shown} | {detected}/{positives} ({100 * detected / max(1, positives):.1f}%) | {false} | "
+                      f"{false / hours:.2f} |")
     if args.at:
         kws, margin = args.at
         for title, m in ((f"keyphrase pass alone, kws ≥ 1e{kws:g}", None),
                          (f"with confirmation, kws ≥ 1e{kws:g}, margin ≥ {margin:g}", margin)):
-            groups = score(streams, hits, kws, m, args.measure, args.duration_weight)
+            groups = score(streams, hits, kws, m, args.measure, args.duration_weight, args.verifier[0] if m is not None else None)
             print("\n" + table(groups, title))
             timing = [t for g in groups.values() for t in g["timing"]]
             if timing:

@@ -16,6 +16,11 @@ struct WakeCandidate: Sendable, Equatable {
     var score: Double?
     /// Where the phrase's last word ended in the grammar's alignment (or `end`).
     var commandStart: Int
+    /// The verifier's probability that this is the phrase, when the spotter has a verifier.
+    var verifierProbability: Double?
+    /// The hit's `WakeFeatures` spectrogram, kept when the spotter records candidates (the verifier's
+    /// training data) or has a verifier.
+    var spectrogram: [Float]?
     var accepted: Bool
     /// Why it was rejected, for the evaluation's listing ("" when accepted).
     var rejection: String

@@ -10,6 +10,10 @@ public enum WakeError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedFormat(PCMFormat)
     /// `noisy_means` is true but the speech model has no noisy-speech means file.
     case noNoisyMeans
+    /// The settings name a verifier file (`verifier`) but the spotter was given no verifier.
+    case noVerifier(String)
+    /// The verifier was trained on another phrase than the one listened for.
+    case verifierForAnotherPhrase(verifier: String, phrase: String)
 
     public var description: String {
         switch self {
@@ -21,6 +25,10 @@ public enum WakeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the wake-phrase spotter needs 16000 Hz mono audio, got \(format)"
         case .noNoisyMeans:
             return "the wake settings ask for noisy_means, but no noisy-speech means file was found (\(SpeechModel.noisyMeansFileName) in Models/)"
+        case let .verifierForAnotherPhrase(verifier, phrase):
+            return "the wake verifier was trained on \"\(verifier)\" and cannot judge \"\(phrase)\": set \"verifier\" to null in the wake settings for another phrase"
+        case let .noVerifier(name):
+            return "the wake settings name the verifier \"\(name)\", but it was not loaded (it belongs beside the settings file)"
         }
     }
 }

@@ -50,7 +50,31 @@ extension WakePhraseSpotter {
             candidate.accepted = false
             candidate.rejection = "confirmation score below confirmation_threshold"
         }
+        guard verifier != nil || recordsCandidates else { return candidate }
+        // The third look: the verifier hears the hit's spectrogram (computed also for the evaluation, which
+        // records what the verifier is trained on).
+        let spectrogram = WakeFeatures.logMel(audio(from: end - WakeFeatures.leadSamples, to: end + WakeFeatures.tailSamples))
+        if recordsCandidates { candidate.spectrogram = spectrogram }
+        if let verifier, candidate.accepted {
+            let probability = verifier.probability(
+                spectrogram: spectrogram, weakestWordMargin: candidate.weakestWordMargin, seconds: Self.seconds(end - start),
+                keyphraseScore: keyphraseScore)
+            candidate.verifierProbability = probability
+            if probability < settings.verifierThreshold {
+                candidate.accepted = false
+                candidate.rejection = "verifier probability below verifier_threshold"
+            }
+        }
         return candidate
+    }
+
+    /// Stream samples `from..<to`, with zeros for any part the history does not hold (before the stream
+    /// began, or not yet heard).
+    func audio(from: Int, to: Int) -> [Int16] {
+        let kept = history.slice(from: from, to: to)
+        let before = max(0, min(to, history.firstIndex) - from)
+        let after = max(0, (to - from) - before - kept.count)
+        return [Int16](repeating: 0, count: before) + kept + [Int16](repeating: 0, count: after)
     }
 
     /// The best path of `search` through `window` as one whole utterance, or `nil` if a grammar reached no

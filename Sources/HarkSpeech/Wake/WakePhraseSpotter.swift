@@ -37,6 +37,8 @@ public final class WakePhraseSpotter {
     /// with every frame kept and batch CMN over the hit's audio, as the recogniser's confidence pass has.
     let confirmer: PocketSphinxDecoder
     let initialMean: [Float]
+    /// The third look at a hit that passed the second (`WakeVerifier`), when the settings name one.
+    let verifier: WakeVerifier?
     var history: WakeAudioHistory
     /// Samples fed since the start of the stream.
     var streamSamples = 0
@@ -69,17 +71,23 @@ public final class WakePhraseSpotter {
 
     /// A spotter for `phrase` (e.g. `settings.phrase`) whose words the dictionary lacks are pronounced by
     /// eSpeak NG's letter-to-sound rules (`CustomThenESpeak` without a custom dictionary).
-    public convenience init(phrase: String, model: SpeechModel = SpeechModel(), settings: WakeSettings = WakeSettings()) throws {
-        try self.init(phrase: phrase, model: model, settings: settings, pronunciations: try CustomThenESpeak(customDictionary: nil))
+    public convenience init(phrase: String, model: SpeechModel = SpeechModel(), settings: WakeSettings = WakeSettings(), verifier: WakeVerifier? = nil) throws {
+        try self.init(phrase: phrase, model: model, settings: settings, pronunciations: try CustomThenESpeak(customDictionary: nil), verifier: verifier)
     }
 
     /// A spotter for `phrase`. Words the model's dictionary lacks go to `pronunciations`; with none, or when it
     /// has no pronunciation either, the error names the words (`WakeError.unknownWords`). Throws
     /// `SpeechRecognitionError` for missing model files, `PocketSphinxError` when PocketSphinx rejects its input.
-    public init(phrase: String, model: SpeechModel, settings: WakeSettings, pronunciations: (any PronunciationSource)?) throws {
+    /// `verifier` is required when the settings name one (`WakeError.noVerifier`), and used only then.
+    public init(phrase: String, model: SpeechModel, settings: WakeSettings, pronunciations: (any PronunciationSource)?, verifier: WakeVerifier? = nil) throws {
         let words = Self.words(of: phrase)
         guard !words.isEmpty else { throw WakeError.emptyPhrase(phrase) }
+        if let name = settings.verifier, verifier == nil { throw WakeError.noVerifier(name) }
+        self.verifier = settings.verifier == nil ? nil : verifier
         self.phrase = words.joined(separator: " ")
+        if let verifier = self.verifier, verifier.phrase != self.phrase {
+            throw WakeError.verifierForAnotherPhrase(verifier: verifier.phrase, phrase: self.phrase)
+        }
         self.settings = settings
         try model.validate(phoneLanguageModel: true, generalLanguageModel: false)
 
@@ -125,7 +133,7 @@ public final class WakePhraseSpotter {
         try confirmer.addPhoneLoop(name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: 1e-20, contextIndependent: true)
         initialMean = decoder.cepstralMean
         let rate = Double(PCMFormat.speech.sampleRate)
-        history = WakeAudioHistory(capacity: Int((settings.preRollSeconds + settings.maximumPhraseSeconds + settings.settleSeconds + 2) * rate))
+        history = WakeAudioHistory(capacity: Int((settings.preRollSeconds + settings.maximumPhraseSeconds + settings.settleSeconds + 2) * rate) + WakeFeatures.leadSamples)
         try decoder.useSearch(Self.keyphraseSearch)
         try decoder.startUtteranceAtFrameZero()
     }

@@ -36,13 +36,19 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     /// `Models/en-us-noisy.means`) instead of the acoustic model's own. The spotter refuses to start when
     /// this is true and the model has none.
     public var noisyMeans: Bool
+    /// The wake verifier's model file (`WakeVerifier`), relative to the folder of the settings file that names
+    /// it (`"wake-verifier.json"` beside `Models/wake.json`); nil: no verifier.
+    public var verifier: String?
+    /// The verifier's probability a hit must reach, besides `confirmationThreshold` (when a verifier is set).
+    public var verifierThreshold: Double
 
     public static let defaultPhrase = "hey hark"
 
     public init(
         phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-40, settleSeconds: Double = 0.15,
         confirms: Bool = true, confirmationThreshold: Double = 7.5, confirmationDurationWeight: Double = 20,
-        preRollSeconds: Double = 0.3, maximumPhraseSeconds: Double = 1.5, noisyMeans: Bool = false
+        preRollSeconds: Double = 0.3, maximumPhraseSeconds: Double = 1.5, noisyMeans: Bool = false,
+        verifier: String? = nil, verifierThreshold: Double = 0.5
     ) {
         self.phrase = phrase
         self.keyphraseThreshold = keyphraseThreshold
@@ -53,6 +59,8 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         self.preRollSeconds = preRollSeconds
         self.maximumPhraseSeconds = maximumPhraseSeconds
         self.noisyMeans = noisyMeans
+        self.verifier = verifier
+        self.verifierThreshold = verifierThreshold
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -65,6 +73,8 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         case preRollSeconds = "pre_roll_seconds"
         case maximumPhraseSeconds = "maximum_phrase_seconds"
         case noisyMeans = "noisy_means"
+        case verifier
+        case verifierThreshold = "verifier_threshold"
     }
 
     /// The key under which a decoder's `userInfo` may name the source in errors (a file path).
@@ -133,6 +143,10 @@ public struct WakeSettings: Codable, Sendable, Equatable {
             (0.3...5).contains($0)
         }
         noisyMeans = try field(.noisyMeans, Bool.self, "true or false", default: defaults.noisyMeans) { _ in true }
+        verifier = try field(.verifier, String?.self, "a file name (relative to the settings file's folder) or null", default: defaults.verifier) {
+            $0.map { !$0.isEmpty } ?? true
+        }
+        verifierThreshold = try field(.verifierThreshold, Double.self, "a probability from 0 to 1", default: defaults.verifierThreshold) { (0...1).contains($0) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -146,6 +160,8 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         try container.encode(preRollSeconds, forKey: .preRollSeconds)
         try container.encode(maximumPhraseSeconds, forKey: .maximumPhraseSeconds)
         try container.encode(noisyMeans, forKey: .noisyMeans)
+        try container.encode(verifier, forKey: .verifier)
+        try container.encode(verifierThreshold, forKey: .verifierThreshold)
     }
 
     /// A field's value as written, for error messages.

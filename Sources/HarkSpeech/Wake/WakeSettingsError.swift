@@ -8,6 +8,8 @@ public enum WakeSettingsError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidField(source: String, field: String, expected: String, got: String)
     /// A field the settings do not have (a typo would otherwise be a silently ignored setting).
     case unknownField(source: String, field: String, known: [String])
+    /// The wake verifier's model file (`WakeVerifier`) could not be read or does not fit this build.
+    case badVerifier(source: String, reason: String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,8 @@ public enum WakeSettingsError: Error, Sendable, Equatable, CustomStringConvertib
             return "\(source): field '\(field)' must be \(expected), got \(got)"
         case let .unknownField(source, field, known):
             return "\(source): unknown field '\(field)' (known: \(known.joined(separator: ", ")); fields starting with '_' are comments)"
+        case let .badVerifier(source, reason):
+            return "\(source): wake verifier model: \(reason)"
         }
     }
 }
