@@ -90,7 +90,7 @@ def synthesize(engine, voice, speed, pitch, text, work):
     return np.fromfile(raw, dtype="<i2").astype(np.float64)
 
 
-def build(out, work, spec, number, phrase, negatives, bank, seed):
+def build(out, work, spec, number, phrase, negatives, bank, seed, snrs=(5.0, 10.0, 15.0)):
     engine, voice, speed, pitch = spec
     rng = np.random.default_rng(seed + number)
     order = random.Random(seed + number)
@@ -102,7 +102,7 @@ def build(out, work, spec, number, phrase, negatives, bank, seed):
     clips = [(kind, text, synthesize(engine, voice, speed, pitch, text, work)) for kind, text in items]
     kinds = sorted(bank)
     noise_kind = kinds[number % len(kinds)]
-    snr = (5.0, 10.0, 15.0)[number % 3]
+    snr = snrs[number % len(snrs)]
     streams = []
     for condition in ("clean", f"{noise_kind}{int(snr)}"):
         noise = ev.Noise(bank[noise_kind], int(rng.integers(0, bank[noise_kind].size)))
@@ -142,6 +142,8 @@ def main():
     parser.add_argument("--extra", type=int, default=0, help="this many more eSpeak NG voices, drawn at random (seeded)")
     parser.add_argument("--negatives", type=int, default=0, help="at most this many non-wake sentences per voice (0: all)")
     parser.add_argument("--only-extra", action="store_true", help="make the extra voices' streams only")
+    parser.add_argument("--snr", type=float, nargs="+", default=[5.0, 10.0, 15.0],
+                        help="the noisy streams' signal-to-noise ratios, dB, in turn (default 5 10 15)")
     args = parser.parse_args()
     os.makedirs(os.path.join(args.out, "audio"), exist_ok=True)
     work = os.path.join(args.out, "cache")
@@ -158,7 +160,7 @@ def main():
             negatives = rng.sample(negatives, args.negatives)
         if args.only_extra and number < len(VOICES):
             continue
-        streams += build(args.out, work, spec, number, args.phrase, negatives, bank, args.seed)
+        streams += build(args.out, work, spec, number, args.phrase, negatives, bank, args.seed, args.snr)
         print(f"voice {number + 1}/{len(voices)}: {spec}", file=sys.stderr)
     with open(os.path.join(args.out, "truth.json"), "w") as handle:
         json.dump({"streams": streams, "seed": args.seed}, handle, indent=1)

@@ -74,7 +74,10 @@ extension WakePhraseSpotter {
         let kept = history.slice(from: from, to: to)
         let before = max(0, min(to, history.firstIndex) - from)
         let after = max(0, (to - from) - before - kept.count)
-        return [Int16](repeating: 0, count: before) + kept + [Int16](repeating: 0, count: after)
+        var samples = [Int16](repeating: 0, count: before)
+        samples.append(contentsOf: kept)
+        samples.append(contentsOf: [Int16](repeating: 0, count: after))
+        return samples
     }
 
     /// The best path of `search` through `window` as one whole utterance, or `nil` if a grammar reached no
