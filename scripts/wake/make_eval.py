@@ -138,31 +138,39 @@ def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitc
     streams = []
     for condition in ("clean", f"{noise_name}10"):
         noise = Noise(kitchen, int(rng.integers(0, kitchen.size)))
-        parts, truth, position = [], [], 0
-        for kind, text, clip in clips:
-            gap = int(RATE * rng.uniform(1.0, 2.0))
-            segment = np.concatenate([np.zeros(gap), clip])
-            if condition == "clean":
-                segment += floor(segment.size, rng)
-            else:
-                background = noise.take(segment.size)
-                scale = np.sqrt(max_frame_energy(clip) / max(1e-9, max_frame_energy(background[gap:])) / 10 ** (SNR_DB / 10))
-                segment += background * scale
-            start, _ = speech_bounds(clip)
-            entry = {"kind": kind, "text": text, "start": (position + gap) / RATE, "end": (position + segment.size) / RATE}
-            if kind == "positive":
-                entry["phrase_end"] = (position + gap + start) / RATE + phrase_seconds
-            truth.append(entry)
-            parts.append(segment)
-            position += segment.size
-        tail = np.zeros(RATE) + (floor(RATE, rng) if condition == "clean" else noise.take(RATE) * scale)
-        parts.append(tail)
+        audio, truth = mix_stream(clips, phrase_seconds, None if condition == "clean" else noise, SNR_DB, rng)
         name = f"{split}-{phrase.replace(' ', '_')}-{engine}-{voice.replace('+', '_')}-{condition}.raw"
         path = os.path.join(out, "audio", name)
-        write_raw(path, np.concatenate(parts))
+        write_raw(path, audio)
         streams.append({"path": path, "split": split, "phrase": phrase, "source": engine, "voice": voice,
-                        "condition": condition, "items": truth, "seconds": (position + RATE) / RATE})
+                        "condition": condition, "items": truth, "seconds": audio.size / RATE})
     return streams
+
+
+def mix_stream(clips, phrase_seconds, noise, snr_db, rng):
+    """One stream of `clips` ([(kind, text, samples)], positives starting with the phrase, `phrase_seconds` long),
+    each after 1-2 s of quiet, then a second more: over the microphone floor when `noise` is None, else with
+    `noise` (a `Noise`) at `snr_db` by the speech-to-intent benchmark's max-frame-energy rule, each clip scaled
+    for itself. Returns the samples and the truth items (times in seconds)."""
+    parts, truth, position, scale = [], [], 0, 0.0
+    for kind, text, clip in clips:
+        gap = int(RATE * rng.uniform(1.0, 2.0))
+        segment = np.concatenate([np.zeros(gap), clip])
+        if noise is None:
+            segment += floor(segment.size, rng)
+        else:
+            background = noise.take(segment.size)
+            scale = np.sqrt(max_frame_energy(clip) / max(1e-9, max_frame_energy(background[gap:])) / 10 ** (snr_db / 10))
+            segment += background * scale
+        start, _ = speech_bounds(clip)
+        entry = {"kind": kind, "text": text, "start": (position + gap) / RATE, "end": (position + segment.size) / RATE}
+        if kind == "positive":
+            entry["phrase_end"] = (position + gap + start) / RATE + phrase_seconds
+        truth.append(entry)
+        parts.append(segment)
+        position += segment.size
+    parts.append(np.zeros(RATE) + (floor(RATE, rng) if noise is None else noise.take(RATE) * scale))
+    return np.concatenate(parts), truth
 
 
 def build_real_streams(out, benchmarks, split, kitchen, rng_seed, noise_name="kitchen"):

@@ -106,30 +106,13 @@ def build(out, work, spec, number, phrase, negatives, bank, seed, snrs=(5.0, 10.
     streams = []
     for condition in ("clean", f"{noise_kind}{int(snr)}"):
         noise = ev.Noise(bank[noise_kind], int(rng.integers(0, bank[noise_kind].size)))
-        parts, truth, position, scale = [], [], 0, 0.0
-        for kind, text, clip in clips:
-            gap = int(ev.RATE * rng.uniform(1.0, 2.0))
-            segment = np.concatenate([np.zeros(gap), clip])
-            if condition == "clean":
-                segment += ev.floor(segment.size, rng)
-            else:
-                background = noise.take(segment.size)
-                scale = np.sqrt(ev.max_frame_energy(clip) / max(1e-9, ev.max_frame_energy(background[gap:])) / 10 ** (snr / 10))
-                segment += background * scale
-            start, _ = ev.speech_bounds(clip)
-            entry = {"kind": kind, "text": text, "start": (position + gap) / ev.RATE, "end": (position + segment.size) / ev.RATE}
-            if kind == "positive":
-                entry["phrase_end"] = (position + gap + start) / ev.RATE + phrase_seconds
-            truth.append(entry)
-            parts.append(segment)
-            position += segment.size
-        parts.append(np.zeros(ev.RATE) + (ev.floor(ev.RATE, rng) if condition == "clean" else noise.take(ev.RATE) * scale))
+        audio, truth = ev.mix_stream(clips, phrase_seconds, None if condition == "clean" else noise, snr, rng)
         name = f"train-{phrase.replace(' ', '_')}-{number:02d}-{engine}-{voice.replace('+', '_')}-{condition}.raw"
         path = os.path.join(out, "audio", name)
-        ev.write_raw(path, np.concatenate(parts))
+        ev.write_raw(path, audio)
         streams.append({"path": path, "split": "train", "phrase": phrase, "source": engine, "voice": f"{voice} {speed} {pitch}",
                         "condition": "clean" if condition == "clean" else "noise", "noise": condition, "items": truth,
-                        "seconds": (position + ev.RATE) / ev.RATE})
+                        "seconds": audio.size / ev.RATE})
     return streams
 
 

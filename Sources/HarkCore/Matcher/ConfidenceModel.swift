@@ -107,32 +107,14 @@ public struct ConfidenceEvidence: Sendable, Equatable {
 /// A linear model has one weight for each and has to split the difference; the hidden layer learns the
 /// combinations (docs/language-engine.md has the numbers).
 public enum ConfidenceModel {
-    /// One fitted network over the standardised inputs: one hidden layer of `tanh` units, a linear output (log-odds).
-    struct Network: Sendable {
-        let hiddenWeights: [[Double]]
-        let hiddenBias: [Double]
-        let outputWeights: [Double]
-        let outputBias: Double
+    /// One fitted network (the name `bench/fit_confidence.py` writes in ConfidenceModel+Parameters.swift).
+    typealias Network = TanhNetwork
 
-        func logOdds(_ x: [Double]) -> Double {
-            var z = outputBias
-            for h in hiddenBias.indices {
-                var a = hiddenBias[h]
-                let row = hiddenWeights[h]
-                for i in x.indices { a += row[i] * x[i] }
-                z += outputWeights[h] * tanh(a)
-            }
-            return z
-        }
-    }
+    /// The fitted networks and their inputs' standardisation (`networks`, `inputMean`, `inputScale`).
+    static let ensemble = TanhEnsemble(mean: inputMean, scale: inputScale, networks: networks)
 
-    /// The mean log-odds of the fitted networks (`networks`, in ConfidenceModel+Parameters.swift), as a probability.
+    /// The mean log-odds of the fitted networks, as a probability.
     public static func confidence(_ evidence: ConfidenceEvidence) -> Double {
-        // All networks were fitted on the same data, so they share one standardisation.
-        let features = evidence.features
-        let x = features.indices.map { (features[$0] - inputMean[$0]) / inputScale[$0] }
-        var z = 0.0
-        for network in networks { z += network.logOdds(x) }
-        return 1 / (1 + exp(-z / Double(max(networks.count, 1))))
+        ensemble.probability(evidence.features)
     }
 }

@@ -19,7 +19,7 @@ struct WakeCandidate: Sendable, Equatable {
     /// The verifier's probability that this is the phrase, when the spotter has a verifier.
     var verifierProbability: Double?
     /// The hit's `WakeFeatures` spectrogram, kept when the spotter records candidates (the verifier's
-    /// training data) or has a verifier.
+    /// training data).
     var spectrogram: [Float]?
     var accepted: Bool
     /// Why it was rejected, for the evaluation's listing ("" when accepted).

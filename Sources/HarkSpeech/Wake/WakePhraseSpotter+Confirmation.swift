@@ -50,12 +50,13 @@ extension WakePhraseSpotter {
             candidate.accepted = false
             candidate.rejection = "confirmation score below confirmation_threshold"
         }
-        guard verifier != nil || recordsCandidates else { return candidate }
-        // The third look: the verifier hears the hit's spectrogram (computed also for the evaluation, which
-        // records what the verifier is trained on).
+        // The third look: the verifier hears the hit's spectrogram, when the second pass let it through. The
+        // evaluation records every hit's (what the verifier is trained on).
+        let judged = verifier != nil && candidate.accepted
+        guard judged || recordsCandidates else { return candidate }
         let spectrogram = WakeFeatures.logMel(audio(from: end - WakeFeatures.leadSamples, to: end + WakeFeatures.tailSamples))
         if recordsCandidates { candidate.spectrogram = spectrogram }
-        if let verifier, candidate.accepted {
+        if let verifier, judged {
             let probability = verifier.probability(
                 spectrogram: spectrogram, weakestWordMargin: candidate.weakestWordMargin, seconds: Self.seconds(end - start),
                 keyphraseScore: keyphraseScore)

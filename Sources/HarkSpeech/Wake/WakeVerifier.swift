@@ -1,4 +1,5 @@
 import Foundation
+import HarkCore
 
 /// The third look at a keyphrase hit: a small neural network over the hit's log-mel spectrogram
 /// (`WakeFeatures`) and the second pass's numbers, trained on synthetic voices that none of the evaluation's
@@ -9,24 +10,13 @@ import Foundation
 /// them subtracted (so the microphone's colouring and the level cancel), averaged over runs of `pool` frames
 /// (the file's `pool`: 5 makes ten steps of 100 ms), then the weakest word's margin
 /// (clamped to -20…10; -20 when the grammar found no path), the hit's length in seconds (up to 1.5) and the
-/// keyphrase score (log10, clamped to -60…20); each input standardised by the file's `mean` and `std`. Each
-/// network has one hidden layer of `tanh` units and one output; the probability is the logistic of the
-/// networks' mean output.
+/// keyphrase score (log10, clamped to -60…20). The networks (`TanhEnsemble`, as the matcher's confidence has
+/// them) standardise each input by the file's `mean` and `std`; the probability is the logistic of their mean output.
 public struct WakeVerifier: Sendable {
-    struct Network: Sendable {
-        var hiddenWeights: [[Float]]
-        var hiddenBias: [Float]
-        var outputWeights: [Float]
-        var outputBias: Float
-    }
-
     /// The phrase it was trained on (normalised): it knows nothing of any other.
     public let phrase: String
     let pool: Int
-    let mean: [Float]
-    let std: [Float]
-    let networks: [Network]
-    public static let fileName = "wake-verifier.json"
+    let model: TanhEnsemble
     static let scalarCount = 3
     static func inputCount(pool: Int) -> Int { WakeFeatures.modelFrames / pool * WakeFeatures.bands + scalarCount }
 
@@ -44,9 +34,9 @@ public struct WakeVerifier: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: data), let root = object as? [String: Any] else {
             throw fail("not a JSON object")
         }
-        func numbers(_ value: Any?, _ name: String, count: Int) throws(WakeSettingsError) -> [Float] {
+        func numbers(_ value: Any?, _ name: String, count: Int) throws(WakeSettingsError) -> [Double] {
             guard let list = value as? [Any] else { throw fail("\(name) is not a list of numbers") }
-            let values = list.compactMap { ($0 as? NSNumber).map { $0.floatValue } }
+            let values = list.compactMap { ($0 as? NSNumber).map { $0.doubleValue } }
             guard values.count == list.count, values.allSatisfy(\.isFinite) else { throw fail("\(name) holds something that is not a finite number") }
             guard values.count == count else { throw fail("\(name) has \(values.count) numbers, expected \(count)") }
             return values
@@ -63,64 +53,50 @@ public struct WakeVerifier: Sendable {
         }
         self.pool = pool
         let inputs = Self.inputCount(pool: pool)
-        mean = try numbers(root["mean"], "mean", count: inputs)
-        std = try numbers(root["std"], "std", count: inputs)
+        let mean = try numbers(root["mean"], "mean", count: inputs)
+        let std = try numbers(root["std"], "std", count: inputs)
         guard std.allSatisfy({ $0 > 0 }) else { throw fail("std has a value that is not positive") }
         guard let list = root["networks"] as? [[String: Any]], !list.isEmpty else { throw fail("networks is not a non-empty list of objects") }
-        var networks: [Network] = []
+        var networks: [TanhNetwork] = []
         for (index, network) in list.enumerated() {
             let name = "networks[\(index)]"
             guard let rows = network["hidden_weights"] as? [Any], !rows.isEmpty else { throw fail("\(name).hidden_weights is not a non-empty list") }
-            var weights: [[Float]] = []
+            var weights: [[Double]] = []
             for (row, values) in rows.enumerated() {
                 weights.append(try numbers(values, "\(name).hidden_weights[\(row)]", count: inputs))
             }
             let bias = try numbers(network["hidden_bias"], "\(name).hidden_bias", count: rows.count)
             let output = try numbers(network["output_weights"], "\(name).output_weights", count: rows.count)
-            guard let outputBias = (network["output_bias"] as? NSNumber)?.floatValue, outputBias.isFinite else {
+            guard let outputBias = (network["output_bias"] as? NSNumber)?.doubleValue, outputBias.isFinite else {
                 throw fail("\(name).output_bias is not a number")
             }
-            networks.append(Network(hiddenWeights: weights, hiddenBias: bias, outputWeights: output, outputBias: outputBias))
+            networks.append(TanhNetwork(hiddenWeights: weights, hiddenBias: bias, outputWeights: output, outputBias: outputBias))
         }
-        self.networks = networks
+        model = TanhEnsemble(mean: mean, scale: std, networks: networks)
     }
 
     /// The probability that the hit is the phrase. `spectrogram` is `WakeFeatures.logMel`'s output.
     public func probability(spectrogram: [Float], weakestWordMargin: Double?, seconds: Double, keyphraseScore: Double) -> Double {
-        let input = Self.inputs(spectrogram: spectrogram, pool: pool, weakestWordMargin: weakestWordMargin, seconds: seconds, keyphraseScore: keyphraseScore)
-        var standardised = [Float](repeating: 0, count: input.count)
-        for i in 0..<input.count { standardised[i] = (input[i] - mean[i]) / std[i] }
-        var total: Float = 0
-        for network in networks {
-            var output = network.outputBias
-            for (unit, weights) in network.hiddenWeights.enumerated() {
-                var sum = network.hiddenBias[unit]
-                for i in 0..<weights.count { sum += weights[i] * standardised[i] }
-                output += network.outputWeights[unit] * tanh(sum)
-            }
-            total += output
-        }
-        let logit = Double(total) / Double(networks.count)
-        return 1 / (1 + exp(-logit))
+        model.probability(Self.inputs(spectrogram: spectrogram, pool: pool, weakestWordMargin: weakestWordMargin, seconds: seconds, keyphraseScore: keyphraseScore))
     }
 
     /// The network's input before standardisation (what scripts/wake/train_verifier.py computes from the
     /// evaluation's features).
-    static func inputs(spectrogram: [Float], pool: Int, weakestWordMargin: Double?, seconds: Double, keyphraseScore: Double) -> [Float] {
+    static func inputs(spectrogram: [Float], pool: Int, weakestWordMargin: Double?, seconds: Double, keyphraseScore: Double) -> [Double] {
         let bands = WakeFeatures.bands, frames = WakeFeatures.modelFrames
-        let crop = Array(spectrogram[(WakeFeatures.modelOffset * bands)..<((WakeFeatures.modelOffset + frames) * bands)])
-        var means = [Float](repeating: 0, count: bands)
+        let crop = spectrogram[(WakeFeatures.modelOffset * bands)..<((WakeFeatures.modelOffset + frames) * bands)].map { Double($0) }
+        var means = [Double](repeating: 0, count: bands)
         for frame in 0..<frames {
             for band in 0..<bands { means[band] += crop[frame * bands + band] }
         }
-        for band in 0..<bands { means[band] /= Float(frames) }
-        var input = [Float](repeating: 0, count: frames / pool * bands)
+        for band in 0..<bands { means[band] /= Double(frames) }
+        var input = [Double](repeating: 0, count: frames / pool * bands)
         for frame in 0..<frames {
-            for band in 0..<bands { input[frame / pool * bands + band] += (crop[frame * bands + band] - means[band]) / Float(pool) }
+            for band in 0..<bands { input[frame / pool * bands + band] += (crop[frame * bands + band] - means[band]) / Double(pool) }
         }
-        input.append(Float(min(10, max(-20, weakestWordMargin ?? -20))))
-        input.append(Float(min(1.5, max(0, seconds))))
-        input.append(Float(min(20, max(-60, keyphraseScore))))
+        input.append(min(10, max(-20, weakestWordMargin ?? -20)))
+        input.append(min(1.5, max(0, seconds)))
+        input.append(min(20, max(-60, keyphraseScore)))
         return input
     }
 }
