@@ -1,4 +1,6 @@
 import CSpeexDSP
+import Foundation
+import Synchronization
 
 /// Acoustic echo cancellation for 16 kHz mono with libspeexdsp: takes out of the microphone the sound the
 /// appliance itself played (a room's far end, a reply), so the far end of an intercom does not hear itself.
@@ -18,6 +20,9 @@ import CSpeexDSP
 /// second or so of far-end sound) and delays its far end by it less `alignmentMarginMilliseconds`, so the filter's tail
 /// covers the room rather than the buffers. When the delay is first found, or changes, the filter starts again
 /// on the last `replaySeconds` of both streams, replayed at once `replayPasses` times, so it is no less converged than it was.
+/// An estimate costs far more than cancelling a block (a correlation over 2,000 lags); with
+/// `backgroundEstimation` it runs on a thread of its own and its answer is taken up by a later `process`, so a
+/// live loop calling `process` never waits for one.
 /// Works on whole frames; a remainder is held back until the next call, as `NoiseSuppressor` does.
 /// The corresponding C functions are `speex_echo_state_init`, `speex_echo_ctl`, `speex_echo_cancellation`,
 /// `speex_echo_state_destroy`, and for residual suppression `speex_preprocess_*` with
@@ -39,6 +44,10 @@ public final class EchoCanceller {
         /// How much earlier than the measured onset the filter starts: the estimate can be a few milliseconds
         /// late, and an echo that arrives before the filter's start cannot be cancelled at all.
         public var alignmentMarginMilliseconds = 10
+        /// Estimate the delay on a thread of its own instead of inside `process` (a live loop: the appliance in a
+        /// room). Off, the result depends on the audio alone (a file, a test); on, an estimate's answer is used by
+        /// the first `process` after it is ready, so when it lands depends on the machine.
+        public var backgroundEstimation = false
 
         public init() {}
     }
@@ -63,6 +72,8 @@ public final class EchoCanceller {
     /// Recent estimates' onsets (samples), oldest first.
     private var onsets: [Int] = []
     private let estimator: EchoDelayEstimator
+    /// The estimates made on another thread (`backgroundEstimation`), nil when they are made in `process`.
+    private let worker: EstimateWorker?
 
     /// How often the delay is estimated (seconds of microphone), before it is found and after.
     static let searchInterval = 0.25
@@ -99,6 +110,7 @@ public final class EchoCanceller {
         format = PCMFormat(sampleRate: configuration.sampleRate, channels: 1)
         estimator = EchoDelayEstimator(maximumLag: configuration.sampleRate * max(0, configuration.maximumDelayMilliseconds) / 1000,
                                        window: Int(Double(configuration.sampleRate) * Self.estimateSeconds))
+        worker = configuration.alignment && configuration.backgroundEstimation ? EstimateWorker() : nil
     }
 
     /// speexdsp's canceller and, with `residualSuppression`, the preprocessor linked to it.
@@ -177,6 +189,11 @@ public final class EchoCanceller {
         while done < whole {
             let count = min(step, whole - done)
             let microphoneChunk = pendingMicrophone[done..<(done + count)]
+            // An estimate made meanwhile on the worker's thread: used now (the onset is a lag, not a time, so it
+            // holds for the blocks since).
+            if let worker, let answer = worker.take() {
+                if let estimate = answer { consider(estimate) }
+            }
             out += run(microphone: microphoneChunk)
             microphoneHistory += microphoneChunk
             processed += count
@@ -232,7 +249,8 @@ public final class EchoCanceller {
         return out
     }
 
-    /// Estimates the delay over the last second; sets it when enough estimates agree and it is new.
+    /// Estimates the delay over the last second (here, or on the worker's thread when there is one and it is not
+    /// busy with the last one); `consider` takes the answer.
     private func considerAlignment() {
         let window = estimator.window
         guard microphoneHistory.count >= window else { return }
@@ -240,7 +258,16 @@ public final class EchoCanceller {
         let lags = min(estimator.maximumLag, processed - window - max(0, playedStart))
         guard lags * 10 >= configuration.sampleRate else { return }  // at least 100 ms
         let far = playedSamples(from: processed - window - lags, count: window + lags)
-        guard let estimate = estimator.estimate(microphone: microphoneHistory.suffix(window), played: far[...]) else { return }
+        let microphone = Array(microphoneHistory.suffix(window))
+        if let worker {
+            worker.start(estimator, microphone: microphone, played: far)
+            return
+        }
+        if let estimate = estimator.estimate(microphone: microphone[...], played: far[...]) { consider(estimate) }
+    }
+
+    /// Sets the delay when enough estimates agree and it is new.
+    private func consider(_ estimate: EchoDelayEstimator.Estimate) {
         onsets.append(estimate.onset)
         let needed = aligned ? Self.estimatesToRealign : Self.estimatesToAlign
         if onsets.count > needed { onsets.removeFirst(onsets.count - needed) }
@@ -287,8 +314,15 @@ public final class EchoCanceller {
         }
     }
 
+    /// Waits for the estimate running on the worker's thread, if any (tests: its answer is then taken up by the
+    /// next `process`).
+    public func waitForEstimate() {
+        worker?.wait()
+    }
+
     /// Forgets the learnt echo path (the speaker or the room changed).
     public func reset() {
+        worker?.forget()
         speex_echo_state_reset(echo)
         pendingMicrophone.removeAll()
         playedHistory.removeAll()
@@ -299,6 +333,62 @@ public final class EchoCanceller {
         onsets.removeAll()
         delay = 0
         alignedAtSample = nil
+    }
+}
+
+/// `EchoCanceller`'s estimates on a thread of their own: at most one at a time; its answer waits until the
+/// canceller takes it.
+final class EstimateWorker: Sendable {
+    private enum Slot {
+        case idle
+        case running(generation: Int)
+        case done(generation: Int, EchoDelayEstimator.Estimate?)
+    }
+
+    private struct State {
+        var slot = Slot.idle
+        /// Raised by `forget`: an answer for audio from before a reset is dropped.
+        var generation = 0
+    }
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "hark.echo-delay", qos: .utility)
+
+    /// Starts an estimate unless one is running or its answer has not been taken yet.
+    func start(_ estimator: EchoDelayEstimator, microphone: [Int16], played: [Int16]) {
+        let generation: Int? = state.withLock { s in
+            guard case .idle = s.slot else { return nil }
+            s.slot = .running(generation: s.generation)
+            return s.generation
+        }
+        guard let generation else { return }
+        queue.async { [self] in
+            let estimate = estimator.estimate(microphone: microphone[...], played: played[...])
+            self.state.withLock { s in
+                if case .running(let g) = s.slot, g == generation { s.slot = .done(generation: g, estimate) }
+            }
+        }
+    }
+
+    /// The finished estimate's answer (itself nil when no echo stood out), or nil while none is finished.
+    func take() -> EchoDelayEstimator.Estimate?? {
+        state.withLock { s -> EchoDelayEstimator.Estimate?? in
+            guard case .done(let generation, let estimate) = s.slot else { return nil }
+            s.slot = .idle
+            return generation == s.generation ? .some(estimate) : nil
+        }
+    }
+
+    func wait() {
+        queue.sync {}
+    }
+
+    /// Drops the estimate running or waiting.
+    func forget() {
+        state.withLock { s in
+            s.generation += 1
+            s.slot = .idle
+        }
     }
 }
 

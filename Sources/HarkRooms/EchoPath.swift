@@ -17,7 +17,11 @@ struct EchoPath {
 
     /// A fresh path (a new room is a new echo path: the canceller starts afresh).
     init(cancelling: Bool) {
-        canceller = cancelling ? try? EchoCanceller() : nil
+        // The loop calls `clean` every 100 ms and must not wait the tens of milliseconds (hundreds in a debug
+        // build) a delay estimate takes: it would fall behind the room, and its backlog would be cut.
+        var live = EchoCanceller.Configuration()
+        live.backgroundEstimation = true
+        canceller = cancelling ? try? EchoCanceller(configuration: live) : nil
     }
 
     /// The microphone block (16 kHz mono) with the echo of what was played meanwhile taken out.

@@ -166,4 +166,38 @@ import Testing
         aligned.reset()
         #expect(aligned.alignedDelayMilliseconds == nil)
     }
+
+    /// The appliance's live path estimates on another thread (`backgroundEstimation`): `process` does not run the
+    /// estimate itself, and an answer taken up by the next block sets the same delay as the synchronous canceller.
+    @Test func anEstimateMadeInTheBackgroundSetsTheSameDelay() throws {
+        let played = try Self.readSpeech(seconds: 6)
+        let microphone = Self.deepEcho(of: played, delay: 2_400)
+        var configuration = EchoCanceller.Configuration()
+        configuration.backgroundEstimation = true
+        let background = try EchoCanceller(configuration: configuration)
+        var out: [Int16] = []
+        var firstAligned: Int?
+        for start in stride(from: 0, to: microphone.count, by: 1_600) {
+            let end = min(microphone.count, start + 1_600)
+            out += try background.process(microphone: PCMBuffer(format: .speech, samples: Array(microphone[start..<end])),
+                                          played: PCMBuffer(format: .speech, samples: Array(played[start..<end]))).samples
+            // An estimate started in this block is answered on the worker's thread: the block after takes it up.
+            if firstAligned == nil, background.alignedAtSample != nil { firstAligned = end }
+            background.waitForEstimate()
+        }
+        let synchronous = try EchoCanceller()
+        _ = try Self.run(synchronous, microphone: microphone, played: played, block: 1_600)
+        let delay = try #require(background.alignedDelayMilliseconds)
+        #expect(delay == synchronous.alignedDelayMilliseconds, "background \(delay) ms, synchronous \(synchronous.alignedDelayMilliseconds ?? -1) ms")
+        // Aligned one block after the synchronous one: the estimate that agreed was answered after its block.
+        let lag = try #require(firstAligned) - (try #require(synchronous.alignedAtSample))
+        #expect(lag == 1_600, "background aligned \(lag) samples after the synchronous one")
+        let window = 48_000..<96_000
+        let erle = 20 * log10(AudioFixtures.rms(microphone[window]) / max(AudioFixtures.rms(out[window]), 1))
+        #expect(erle > 30, "background ERLE \(erle) dB")
+        // A reset drops an answer still to come.
+        background.reset()
+        background.waitForEstimate()
+        #expect(background.alignedDelayMilliseconds == nil)
+    }
 }

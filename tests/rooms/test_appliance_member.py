@@ -3,8 +3,8 @@
 A real `hark run` whose microphone and speaker are ALSA file-plugin devices (a raw file read as the microphone,
 a raw file written as the speaker, both on alsa-lib's null device) joins the room its configuration names
 (`rooms.join`); a scripted person joins the same room over the audio socket. What the appliance's microphone
-says reaches the person (cross-correlation with the source ≥ 0.9 after alignment), what the person says comes
-out of the appliance's speaker, and the appliance's own speech does not come back to its speaker (mix-minus).
+says reaches the person (at least 90% of it intact: `intact_fraction`), what the person says comes out of the
+appliance's speaker, and the appliance's own speech does not come back to its speaker (mix-minus).
 """
 
 import asyncio
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roomclient import BLOCK, HARK, REPO, RATE, Events, Member, Server, aligned_correlation, silence, speech
+from roomclient import BLOCK, HARK, REPO, RATE, Events, Member, Server, aligned_correlation, intact_fraction, silence, speech
 
 SPEAKER_RATE = 22_050  # the appliance's playback format (SpeechSynthesizer.playbackFormat)
 LEAD_SECONDS = 10  # microphone silence before its sentence: time for the person to pair, join and connect
@@ -151,20 +151,24 @@ def test_appliance_member_round_trip_through_alsa(run, appliance_pcm, person_pcm
 
         member, events = run(talk())
         # The person heard the appliance's microphone...
-        correlation_heard, lag = aligned_correlation(appliance_pcm, member.heard())
-        assert correlation_heard >= 0.9, f"the person heard the appliance's microphone with correlation {correlation_heard:.3f} (lag {lag})"
+        # (Intact pieces, not one whole-sentence correlation: on a busy machine the mixer's jitter buffer may conceal
+        # and skip a few frames mid-sentence, which slides the rest of it; see `intact_fraction`.)
+        heard_intact, first, _ = intact_fraction(appliance_pcm, member.heard())
+        assert heard_intact >= 0.9, f"the person heard {heard_intact:.0%} of the appliance's microphone intact (from sample {first})"
         speaking = [e for _, e in events.kinds("audio:speaking:on") if e["member"] == "appliance"]
         assert speaking, "no audio:speaking:on for the appliance"
         # ...and the appliance's speaker played the person, not the appliance's own sentence.
         played = appliance.speaker_pcm()
-        correlation, lag = aligned_correlation(person_pcm, played)
-        assert correlation >= 0.9, f"the appliance's speaker played the person with correlation {correlation:.3f} (lag {lag})"
+        played_intact, first, end = intact_fraction(person_pcm, played)
+        np.savez('/tmp/diag.npz', played=played, person=person_pcm, heard=member.heard(), app=appliance_pcm)
+        import shutil; shutil.copy(appliance.events_path, '/tmp/diag-events.jsonl'); shutil.copy(appliance.log_path, '/tmp/diag-log.txt')
+        assert played_intact >= 0.9, f"the appliance's speaker played {played_intact:.0%} of the person intact (samples {first}…{end})"
         # Everything else it played is the person's silence: were its own sentence there, it would be loud.
-        rest = np.concatenate([played[:max(0, lag - RATE // 10)], played[lag + len(person_pcm) + RATE // 10:]])
+        rest = np.concatenate([played[:max(0, first - RATE // 5)], played[end + RATE // 5:]])
         assert len(rest) > len(appliance_pcm), f"the speaker played only {len(played) / RATE:.1f} s"
         assert rms(rest) < 0.02 * rms(person_pcm), f"besides the person the speaker played {rms(rest):.1f} RMS (the person: {rms(person_pcm):.1f})"
         own, _ = aligned_correlation(appliance_pcm, played)
-        print(f"appliance → person {correlation_heard:.3f}, person → speaker {correlation:.3f}, own sentence on the speaker "
+        print(f"appliance → person {heard_intact:.0%} intact, person → speaker {played_intact:.0%}, own sentence on the speaker "
               f"{own:.3f}, rest {rms(rest):.1f} RMS")
         assert abs(own) < 0.3, f"the appliance's own sentence came back to its speaker (correlation {own:.3f})"
     finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roomclient import HARK, REPO, RATE, aligned_correlation, speech
+from roomclient import HARK, REPO, RATE, aligned_correlation, intact_fraction, speech
 from test_appliance_member import ApplianceRun, room_named
 
 LEAD_SECONDS = 20  # microphone noise before each sentence: time for both appliances to start, link and join
@@ -86,11 +86,11 @@ def test_two_appliances_intercom_across_servers():
         for name, code, log in stopped:
             assert code == 0, f"the {name}'s hark run did not stop cleanly; its log:\n{log}"
 
-    to_office, _ = aligned_correlation(kitchen_pcm, office_heard)
-    to_kitchen, _ = aligned_correlation(office_pcm, kitchen_heard)
+    to_office, _, _ = intact_fraction(kitchen_pcm, office_heard)
+    to_kitchen, _, _ = intact_fraction(office_pcm, kitchen_heard)
     office_own, _ = aligned_correlation(office_pcm, office_heard)
     kitchen_own, _ = aligned_correlation(kitchen_pcm, kitchen_heard)
-    print(f"kitchen → office {to_office:.3f}, office → kitchen {to_kitchen:.3f}, own sentences {kitchen_own:.3f} / {office_own:.3f}")
-    assert to_office >= 0.9, f"the office's speaker played the kitchen's sentence with correlation {to_office:.3f}"
-    assert to_kitchen >= 0.9, f"the kitchen's speaker played the office's sentence with correlation {to_kitchen:.3f}"
+    print(f"kitchen → office {to_office:.0%} intact, office → kitchen {to_kitchen:.0%}, own sentences {kitchen_own:.3f} / {office_own:.3f}")
+    assert to_office >= 0.9, f"the office's speaker played {to_office:.0%} of the kitchen's sentence intact"
+    assert to_kitchen >= 0.9, f"the kitchen's speaker played {to_kitchen:.0%} of the office's sentence intact"
     assert abs(office_own) < 0.3 and abs(kitchen_own) < 0.3, "an appliance heard its own sentence back"
