@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "HarkSpeech", dependencies: ["HarkCore", "HarkAudio", "CPocketSphinx", "CEspeakNG", "CHarkShim"]),
 
         // GPIO outputs and inputs (libgpiod 1.6 or 2.x: CGPIOD's shim picks the API from the header), the V4L2 camera with JPEG encoding, and their simulated twins.
-        .target(name: "HarkDevices", dependencies: ["CGPIOD", "CTurboJPEG", "CV4L2"]),
+        .target(name: "HarkDevices", dependencies: ["HarkCore", "CGPIOD", "CTurboJPEG", "CV4L2"]),
         // The always-on loop: triggers, listening, dialog, device actions, the event store (SQLite), configuration.
         .target(name: "HarkAppliance", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "CSQLite"]),
 

@@ -108,7 +108,7 @@ public final class ActionDispatcher: DialogActionPerformer {
             case .blink:
                 let before = try output.read()
                 try output.set(!before)
-                Thread.sleep(forTimeInterval: Double(Self.blinkDuration.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: Self.blinkDuration.timeInterval)
                 try output.set(before)
             }
             return .state(try output.read())

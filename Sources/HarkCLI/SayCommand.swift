@@ -1,5 +1,6 @@
 import Foundation
 import HarkAudio
+import HarkCore
 import HarkSpeech
 
 /// `hark say`: speak a sentence with eSpeak NG, to the speaker or to a WAV file.
@@ -61,5 +62,5 @@ enum SayCommand: Command {
 
 /// A Swift `Duration` in milliseconds, for printing.
 func milliseconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) * 1_000 + Double(d.components.attoseconds) / 1e15
+    d.timeInterval * 1_000
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HarkCore
 
 /// Software debouncing for a push button: raw edges in, settled state changes out.
 ///
@@ -91,9 +92,4 @@ struct Debouncer: Sendable {
     static func date(of time: Duration, now: Duration = Debouncer.now()) -> Date {
         Date(timeIntervalSinceNow: -(now - time).timeInterval)
     }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation's `TimeInterval` (`Date` arithmetic, `Thread.sleep`).
-    var timeInterval: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,5 +1,6 @@
 import CV4L2
 import Foundation
+import HarkCore
 import Synchronization
 
 /// A V4L2 camera (`/dev/videoN`) used as a still camera: each `capture()` starts streaming, lets the
@@ -168,7 +169,6 @@ public final class V4L2Camera: Camera {
     }
 
     private static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%g s", Double(seconds) + Double(attoseconds) / 1e18)
+        String(format: "%g s", duration.timeInterval)
     }
 }

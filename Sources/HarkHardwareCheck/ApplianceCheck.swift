@@ -230,6 +230,6 @@ enum ApplianceCheck {
     }
 
     static func format(_ d: Duration) -> String {
-        String(format: "%.1f", d.inSeconds)
+        String(format: "%.1f", d.timeInterval)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HarkAppliance
+import HarkCore
 
 /// The appliance's events as they are reported, for a driver thread to wait on while the loop runs.
 ///
@@ -40,7 +41,7 @@ final class EventLog: @unchecked Sendable {
 
     /// Waits up to `timeout` for an event (from index `after` on) matching `predicate`; returns it or nil.
     func wait(after: Int = 0, upTo timeout: Duration, _ predicate: (ApplianceEvent) -> Bool) -> ApplianceEvent? {
-        let deadline = Date().addingTimeInterval(timeout.inSeconds)
+        let deadline = Date().addingTimeInterval(timeout.timeInterval)
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -45,8 +45,3 @@ func wait(upTo timeout: Duration, for condition: () throws -> Bool) rethrows -> 
         Thread.sleep(forTimeInterval: 0.01)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, for `Date` arithmetic and printing.
-    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

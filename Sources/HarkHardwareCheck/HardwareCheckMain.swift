@@ -77,7 +77,7 @@ struct HardwareCheckMain {
                 outcome = (false, "\(error)")
             }
             let seconds = clock.now - start
-            let time = String(format: "%.1f s", seconds.inSeconds)
+            let time = String(format: "%.1f s", seconds.timeInterval)
             print("\(outcome.0 ? "PASS" : "FAIL") \(check.name) (\(time)) \(outcome.1)")
             if outcome.0 { passed += 1 } else { failed.append(check.name) }
         }

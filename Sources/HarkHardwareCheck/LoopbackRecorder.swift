@@ -1,5 +1,6 @@
 import Foundation
 import HarkAudio
+import HarkCore
 
 /// Records an ALSA capture device on a thread of its own, so a check can play into the loopback on the
 /// calling thread while the other end is being read in real time.
@@ -42,7 +43,7 @@ final class LoopbackRecorder: @unchecked Sendable {
         thread.start()
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(timeout.inSeconds)
+        let deadline = Date().addingTimeInterval(timeout.timeInterval)
         while !running && failure == nil {
             if !condition.wait(until: deadline) { break }
         }

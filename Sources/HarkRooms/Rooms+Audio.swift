@@ -1,4 +1,5 @@
 import Foundation
+import HarkCore
 
 extension Rooms {
     /// What the audio path reports for one member's microphone, every block it mixes: `level` (0…1, clamped)

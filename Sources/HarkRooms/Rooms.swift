@@ -1,5 +1,6 @@
 import Foundation
 import HarkAppliance
+import HarkCore
 import Synchronization
 
 /// The drop-in rooms: people and the names they picked, rooms, memberships (invited / joined / left), and
@@ -378,12 +379,5 @@ extension Rooms.State {
     /// The joined members of a room, sorted.
     func joined(in room: String) -> [String] {
         (members[room] ?? [:]).filter { $0.value == .joined }.map(\.key).sorted()
-    }
-}
-
-extension Duration {
-    /// As seconds, for `Date` arithmetic.
-    var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HarkAppliance
+import HarkCore
 import HarkHTTP
 import Synchronization
 

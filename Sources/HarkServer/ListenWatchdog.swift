@@ -1,4 +1,5 @@
 import Dispatch
+import HarkCore
 import HarkHTTP
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import HarkCore
 import Synchronization
 
 /// The appliance-wide allowance of wrong pairing codes, on top of the per-address `RateLimiter`: an attacker

@@ -1,4 +1,5 @@
 import Foundation
+import HarkCore
 import Synchronization
 
 /// Limits failed pairing and login attempts per client address, so a 6-digit code or a password cannot be
@@ -150,13 +151,5 @@ public final class RateLimiter: Sendable {
 
     private static func wholeSecondsUntil(_ date: Date, from t: Date) -> Int {
         max(1, Int(date.timeIntervalSince(t).rounded(.up)))
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation's `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import HarkCore
 
 /// A `DispatchSourceTimer` that calls `handler` every `interval` on a queue of its own until cancelled.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import HarkAudio
+import HarkCore
 
 /// Listens to an endless 16 kHz mono stream for the wake phrase ("hey hark, turn on the light").
 ///
@@ -145,7 +146,7 @@ public final class WakePhraseSpotter {
         let clock = ContinuousClock()
         let started = clock.now
         defer {
-            processingSeconds += Self.seconds(started.duration(to: clock.now))
+            processingSeconds += started.duration(to: clock.now).timeInterval
             processedSeconds += buffer.duration
         }
         history.trim()
@@ -251,7 +252,4 @@ public final class WakePhraseSpotter {
 
     static func seconds(_ samples: Int) -> Double { Double(samples) / Double(PCMFormat.speech.sampleRate) }
     static func position(_ seconds: Double) -> Int { Int((seconds * Double(PCMFormat.speech.sampleRate)).rounded()) }
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
 }
