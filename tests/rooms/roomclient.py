@@ -318,15 +318,19 @@ def silence(count):
     return [np.zeros(BLOCK, dtype=np.int16)] * count
 
 
+def cross_correlation(a, b):
+    """Σ a[i]·b[lag + i] for every lag at which `a` lies wholly inside `b` (0 … len(b) - len(a)), by FFT."""
+    n = 1 << int(np.ceil(np.log2(len(a) + len(b))))
+    return np.fft.irfft(np.fft.rfft(b, n) * np.conj(np.fft.rfft(a, n)), n)[: len(b) - len(a) + 1]
+
+
 def aligned_correlation(source, heard):
     """The best normalised cross-correlation of `source` inside `heard` (any lag), and that lag in samples."""
     a = source.astype(np.float64)
     b = heard.astype(np.float64)
     if len(b) < len(a):
         b = np.concatenate([b, np.zeros(len(a) - len(b))])
-    n = 1 << int(np.ceil(np.log2(len(a) + len(b))))
-    xc = np.fft.irfft(np.fft.rfft(b, n) * np.conj(np.fft.rfft(a, n)), n)[: len(b) - len(a) + 1]
-    lag = int(np.argmax(xc))
+    lag = int(np.argmax(cross_correlation(a, b)))
     segment = b[lag:lag + len(a)]
     denominator = np.sqrt(np.sum(a * a) * np.sum(segment * segment))
     return (float(np.dot(a, segment) / denominator) if denominator else 0.0), lag
@@ -335,8 +339,7 @@ def aligned_correlation(source, heard):
 def normalised_best(piece, window):
     """The lag at which `piece` correlates best with the stretch of `window` under it (normalised by both
     energies, not only the raw product), and that correlation."""
-    n = 1 << int(np.ceil(np.log2(len(piece) + len(window))))
-    xc = np.fft.irfft(np.fft.rfft(window, n) * np.conj(np.fft.rfft(piece, n)), n)[: len(window) - len(piece) + 1]
+    xc = cross_correlation(piece, window)
     squares = np.concatenate([[0.0], np.cumsum(window * window)])
     under = squares[len(piece):] - squares[:len(window) - len(piece) + 1]
     scores = xc / np.sqrt(np.maximum(under, 1e-9) * float(np.dot(piece, piece)))
