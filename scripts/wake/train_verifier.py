@@ -13,8 +13,9 @@ class weighing half), L2 on the weights; the streams of every fourth voice are h
 steps (the lowest held-out loss, checked every 100 up to MAX_STEPS), then the networks are refitted on all voices for that many steps. Deterministic for a seed.
 
 usage: train_verifier.py --data TRUTH RESULTS RUN [--data ...] [--out Models/wake-verifier.json] [--seed 7]
-       train_verifier.py --score --data TRUTH RESULTS RUN --model Models/wake-verifier.json   (writes every hit
-       with features, its probability added as `verifier`, to stdout: for choosing the thresholds on dev)
+       train_verifier.py --score --data TRUTH RESULTS RUN --model Models/wake-verifier.json   (writes the run's
+       streams and every hit with features, its probability added as `verifier`, to stdout: score.py reads it as it
+       is, for choosing the thresholds on dev)
 """
 import argparse
 import json
@@ -167,7 +168,12 @@ def score(args):
     with open(results) as handle:
         for line in handle:
             row = json.loads(line)
-            if row["run"] != run or row["type"] != "hit" or "features" not in row:
+            if row["run"] != run:
+                continue
+            if row["type"] != "hit":
+                print(json.dumps(row))  # the stream's own line: score.py needs its length and processing time
+                continue
+            if "features" not in row:
                 continue
             x = (inputs(row["features"], row.get("word_margin"), row["end"] - row["start"], row["kws"]) - mean) / std
             p = float(1 / (1 + np.exp(-logits(models, x[None, :])[0])))
