@@ -130,6 +130,6 @@ struct WakeVerifierTests {
         let name = try #require(settings.verifier)
         let verifier = try WakeVerifier(contentsOf: WakeSettingsTests.shipped.deletingLastPathComponent().appendingPathComponent(name))
         #expect(verifier.phrase == settings.phrase)
-        #expect(verifier.pool == 5 && verifier.model.networks.count == 3)
+        #expect(verifier.pool == 1 && verifier.model.networks.count == 3)
     }
 }

@@ -6,7 +6,7 @@
 #     batches: 24 chosen voices with every non-wake sentence, then 48 and 60 drawn at random with 45 each in the
 #     bank's noises, then 60 more in babble of five training voices and that babble over clatter and fan);
 #  3. every keyphrase hit on them at 1e-50 with its spectrogram (WakeEvaluation, record_features);
-#  4. the networks (train_verifier.py, seed 7), written to $OUT (default Models/wake-verifier.json).
+#  4. the networks (train_verifier.py, seed 7, every spectrogram frame), written to $OUT (default Models/wake-verifier.json).
 # Work files go to bench/out/wake/train* (WAKE_TRAIN_OUT to change). Needs what scripts/wake-eval.sh needs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
