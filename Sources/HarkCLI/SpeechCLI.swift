@@ -126,7 +126,9 @@ enum SpeechCLI {
     static func transcriptFields(_ t: Transcript, into o: inout JSONObject) {
         o["transcript"] = .string(t.text)
         o["words"] = .array(t.words.map { word in
-            .object(JSONObject([("word", .string(word.text)), ("start", round(word.start, 3)), ("end", round(word.end, 3))]))
+            var fields: [(String, JSONValue)] = [("word", .string(word.text)), ("start", round(word.start, 3)), ("end", round(word.end, 3))]
+            if let margin = word.margin { fields.append(("margin", round(margin))) }
+            return .object(JSONObject(fields))
         })
         o["acoustic_confidence"] = round(t.acousticConfidence)
         if let margin = t.acousticMargin { o["acoustic_margin"] = round(margin) }

@@ -77,6 +77,19 @@ struct RecognizerTests {
         #expect(transcript.words.allSatisfy { $0.start < $0.end && $0.end <= transcript.audioSeconds + 0.02 })
     }
 
+    @Test("Each word carries its own acoustic margin when the confidence pass runs, and none without it")
+    func wordMargins() throws {
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let measured = try SpeechRecognizer(workspace: Self.robot).recognize(clip)
+        let margins = measured.words.compactMap(\.margin)
+        #expect(margins.count == 4 && measured.weakestWordMargin == margins.min())
+        // A real command fits each of its words about as well as the whole: no word far below the utterance.
+        let whole = try #require(measured.acousticMargin)
+        #expect(margins.allSatisfy { $0 > whole - 3 && $0 < 1 }, "\(margins) against \(whole)")
+        let unmeasured = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(measuresConfidence: false)).recognize(clip)
+        #expect(unmeasured.text == measured.text && unmeasured.words.allSatisfy { $0.margin == nil } && unmeasured.weakestWordMargin == nil)
+    }
+
     @Test("Word times count from the start of each utterance, not of the recogniser's first one",
           arguments: [RecognitionOptions.CepstralMean.batch, .live])
     func wordTimesOfLaterUtterances(mean: RecognitionOptions.CepstralMean) throws {
@@ -178,6 +191,8 @@ struct RecognizerTests {
             if !understanding.understand(transcript).accepted { rejected += 1 }
             // Every clip fits its forced command worse than a real command fits its own grammar.
             #expect((transcript.acousticMargin ?? 0) < (inDomain.acousticMargin ?? 0), "\(clip): \"\(transcript.text)\"")
+            // And its weakest word is worse than the command's weakest.
+            #expect((transcript.weakestWordMargin ?? 0) < (inDomain.weakestWordMargin ?? 0), "\(clip): \"\(transcript.text)\"")
         }
         // Measured: 3 of 5. Clip 0870 is partly absorbed by filler words (see AcousticConfidence); 0890 ("was the
         // webcam left on", 0.58) was rejected here only while each utterance inherited the front end's state

@@ -217,21 +217,25 @@ public final class SpeechRecognizer {
         let segments = decoder.segments()
         let frames = decoder.frameCount
         var margin: Double?
+        var phones: [PocketSphinxDecoder.Segment] = []
         if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
-            margin = try phoneLoopMargin(decoder, audio: audio, grammarScore: segments.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames)
-                - Self.insertionBonus(of: segments, decoder: decoder) / Double(frames)
+            phones = try phoneLoop(decoder, audio: audio)
+            margin = Self.margin(of: segments, reference: phones.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames, decoder: decoder)
         }
         let spent = clock.elapsed()
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
+            let wordMargin = phones.isEmpty ? nil : Self.margin(
+                of: [segment], reference: Self.phoneScore(of: phones, from: segment.startFrame, to: segment.endFrame),
+                frames: segment.endFrame - segment.startFrame + 1, decoder: decoder)
             // Frames are 10 ms; times count from the start of the input, not of the added quiet, and end with
             // it: a word that ends on the input's last sample ran on into the quiet appended after it (an
             // eSpeak clip of 0.80 s had "light" end at 0.85 s).
             let offset = Double(leadingPadding) / Double(PCMFormat.speech.sampleRate)
             let length = Double(inputSamples) / Double(PCMFormat.speech.sampleRate)
             return Transcript.Word(text: word, start: min(length, max(0, Double(segment.startFrame) / 100 - offset)),
-                                   end: min(length, max(0, Double(segment.endFrame + 1) / 100 - offset)))
+                                   end: min(length, max(0, Double(segment.endFrame + 1) / 100 - offset)), margin: wordMargin)
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let noisy = decoder !== self.decoder
@@ -279,18 +283,38 @@ public final class SpeechRecognizer {
         return try finishUtterance()
     }
 
-    /// Decodes the utterance's audio again with the free phone loop, from the same starting CMN, and returns
-    /// the grammar path's acoustic score minus the phone loop's, per frame, as a natural log.
-    func phoneLoopMargin(_ decoder: PocketSphinxDecoder, audio: [Int16], grammarScore: Double, frames: Int) throws -> Double {
+    /// Decodes the utterance's audio again with the free phone loop, from the same starting CMN: its phones, whose
+    /// acoustic scores are the reference the grammar path's are measured against.
+    func phoneLoop(_ decoder: PocketSphinxDecoder, audio: [Int16]) throws -> [PocketSphinxDecoder.Segment] {
         try decoder.useSearch(Self.phoneSearch)
         defer { try? decoder.useSearch(mainSearch) }
         if options.cepstralMean == .live { decoder.cepstralMean = initialMean }
         try decoder.startUtterance()
         try decoder.process(audio, fullUtterance: options.cepstralMean == .batch)
         try decoder.endUtterance()
-        let phoneScore = decoder.segments().reduce(0) { $0 + Double($1.acousticScore) }
+        return decoder.segments()
+    }
+
+    /// The grammar path's acoustic score over `segments` minus the phone loop's score `reference` over the same
+    /// frames, per frame as a natural log, with the phone insertion bonus taken out.
+    static func margin(
+        of segments: [PocketSphinxDecoder.Segment], reference: Double, frames: Int, decoder: PocketSphinxDecoder
+    ) -> Double {
+        guard frames > 0 else { return 0 }
+        let grammar = segments.reduce(0) { $0 + Double($1.acousticScore) }
         // 5prealpha keeps acoustic scores shifted right by SENSCR_SHIFT (10 bits): scale back to log-likelihoods.
-        return (grammarScore - phoneScore) / Double(frames) * decoder.naturalLog(1) * 1024
+        return (grammar - reference) / Double(frames) * decoder.naturalLog(1) * 1024
+            - insertionBonus(of: segments, decoder: decoder) / Double(frames)
+    }
+
+    /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones across an
+    /// edge by the share of their frames inside.
+    static func phoneScore(of phones: [PocketSphinxDecoder.Segment], from: Int, to: Int) -> Double {
+        phones.reduce(0.0) { sum, phone in
+            let overlap = min(to, phone.endFrame) - max(from, phone.startFrame) + 1
+            guard overlap > 0 else { return sum }
+            return sum + Double(phone.acousticScore) * Double(overlap) / Double(phone.endFrame - phone.startFrame + 1)
+        }
     }
 
     /// The part of a grammar path's acoustic score that is the phone insertion bonus, as a natural log. The

@@ -5,11 +5,17 @@ public struct Transcript: Sendable, Equatable {
         public var text: String
         public var start: Double
         public var end: Double
+        /// The word's own acoustic margin: its grammar-path score minus the free phone loop's over the same frames,
+        /// per frame (natural log, as `Transcript.acousticMargin`); `nil` when the confidence pass did not run.
+        /// The whole utterance's margin averages over every frame; a sentence forced onto the grammar often fits
+        /// most words and misses one, which shows here.
+        public var margin: Double?
 
-        public init(text: String, start: Double, end: Double) {
+        public init(text: String, start: Double, end: Double, margin: Double? = nil) {
             self.text = text
             self.start = start
             self.end = end
+            self.margin = margin
         }
     }
 
@@ -22,6 +28,8 @@ public struct Transcript: Sendable, Equatable {
     /// The raw per-frame log-likelihood margin behind `acousticConfidence` (natural log, ≤ 0 in practice;
     /// `nil` when not measured), kept for calibration and `--explain` output.
     public var acousticMargin: Double?
+    /// The lowest of the words' margins (`Word.margin`); `nil` without words or without the confidence pass.
+    public var weakestWordMargin: Double? { words.compactMap(\.margin).min() }
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
     public var signalToNoise: Double?

@@ -36,7 +36,7 @@ extension WakePhraseSpotter {
         candidate.margin = (total - reference) / Double(max(1, confirmer.frameCount)) * perFrame
         let words = aligned.filter { SpeechRecognizer.spokenWord($0.word) != nil }
         candidate.weakestWordMargin = words.map { word in
-            (Double(word.acousticScore) - Self.score(of: phones, from: word.startFrame, to: word.endFrame))
+            (Double(word.acousticScore) - SpeechRecognizer.phoneScore(of: phones, from: word.startFrame, to: word.endFrame))
                 / Double(word.endFrame - word.startFrame + 1) * perFrame
         }.min()
         if let last = words.last { candidate.commandStart = from + (last.endFrame + 1) * Self.samplesPerFrame }
@@ -90,15 +90,5 @@ extension WakePhraseSpotter {
         try confirmer.endUtterance()
         guard let hypothesis = confirmer.hypothesis(), !hypothesis.text.isEmpty else { return nil }
         return confirmer.segments()
-    }
-
-    /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones
-    /// across an edge by the share of their frames inside.
-    static func score(of phones: [PocketSphinxDecoder.Segment], from: Int, to: Int) -> Double {
-        phones.reduce(0.0) { sum, phone in
-            let overlap = min(to, phone.endFrame) - max(from, phone.startFrame) + 1
-            guard overlap > 0 else { return sum }
-            return sum + Double(phone.acousticScore) * Double(overlap) / Double(phone.endFrame - phone.startFrame + 1)
-        }
     }
 }
