@@ -12,7 +12,7 @@ Everything here is tuning data, kept apart from what the reports quote:
 A tuning non-command may equal a workspace's counterexample (those are non-commands too); none may equal an
 example, nor a sentence of the reported set.
 
-usage: python3 bench/speech_rejection_snr.py [--snr 6 12] [--dev 60] [--home 40] [--jobs 2] [--hark PATH]
+usage: python3 bench/speech_rejection_snr.py [--snr 6 12] [--dev 60] [--home 40] [--jobs 2] [--hark PATH] [--noise WAV]
        python3 bench/speech_rejection_snr.py --fit     (the rule search over the features of the last run)
 needs: flite, sox, numpy; a release build of hark
 writes: bench/out/speech/rejection-snr/ (WAVs, one JSONL of `hark recognize --json` per set, workspace and SNR)
@@ -177,6 +177,7 @@ def features(row):
         "snr": row.get("snr_db", 60.0),
         "coverage": coverage(row) if row.get("transcript") else 0.0,
         "intent": intent,
+        "words": [[w["word"], w.get("margin")] for w in row.get("words", [])],
         "heard": bool(row.get("transcript")),
         "accepted": bool(row.get("accepted")),
     }
@@ -256,13 +257,18 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--hark", default=os.environ.get("HARK", os.path.join(ROOT, ".build", "release", "hark")))
+    ap.add_argument("--noise", metavar="WAV", help="mix with this 16 kHz noise instead of the generated pink noise and "
+                    "babble (e.g. a type from scripts/adapt/general_noise.py's bank); its own folder of results")
     args = ap.parse_args()
+    global OUT
+    if args.noise:
+        OUT = f"{OUT}-{os.path.splitext(os.path.basename(args.noise))[0]}"
 
     tuning = read_lines(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"))
     check_tuning_sentences(tuning)
     # The cached WAVs, mixes and results are numbered, not named by their text: start again when a list changes.
     index = os.path.join(OUT, "inputs.json")
-    inputs = {"tuning": tuning, "dev": args.dev, "home": args.home, "seed": args.seed, "snr": args.snr}
+    inputs = {"tuning": tuning, "dev": args.dev, "home": args.home, "seed": args.seed, "snr": args.snr, "noise": args.noise}
     if os.path.exists(index) and json.load(open(index)) != inputs:
         import shutil
         shutil.rmtree(OUT)
@@ -284,7 +290,7 @@ def main():
             subprocess.run(["sox", os.path.join(clean_dir, n), "-r", "16000", "-c", "1", "-b", "16", out], check=True)
         dev.append(out)
 
-    noise = tuning_noise(tuning, args.seed)
+    noise = speechlib.read_wav_float(args.noise) if args.noise else tuning_noise(tuning, args.seed)
     ood_mixes = mix_set("ood", ood, noise, args.snr, args.seed + 1)  # the same clips go to both workspaces
     sets = {
         ("ood", "barista"): ood_mixes,
