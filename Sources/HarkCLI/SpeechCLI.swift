@@ -156,6 +156,10 @@ enum SpeechCLI {
         let t = command.transcript
         var out = "\(file): \"\(t.text)\"\n"
         out += String(format: "  acoustic confidence %.3f, %.2f s of audio, decoded in %.1f ms\n", t.acousticConfidence, t.audioSeconds, t.decodeMilliseconds)
+        let margins = t.words.compactMap { word in word.margin.map { String(format: "%@ %.2f", word.text, $0) } }
+        if !margins.isEmpty, let whole = t.acousticMargin {
+            out += "  acoustic margin per word: " + margins.joined(separator: ", ") + String(format: " (utterance %.2f)\n", whole)
+        }
         if let intent = command.intent {
             out += String(format: "  #%@ %.4f", intent.intent, intent.confidence)
         } else {

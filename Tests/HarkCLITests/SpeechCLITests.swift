@@ -96,9 +96,15 @@ struct SpeechCLITests {
             let times: [Double] = words.flatMap { word -> [Double] in [(word["start"] as? Double) ?? -1, (word["end"] as? Double) ?? -1] }
             let length = (o["audio_seconds"] as? Double) ?? 0
             #expect(times == times.sorted() && (times.first ?? -1) >= 0 && (times.last ?? .infinity) <= length, "\(times)")
+            // Each word's own acoustic margin: a number for every word, on the utterance margin's scale.
+            let margins = words.compactMap { $0["margin"] as? Double }
+            #expect(margins.count == 4 && margins.allSatisfy { $0 > -15 && $0 < 5 }, "\(line)")
             #expect(((o["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
             #expect(o["accepted"] as? Bool == true)
         }
+        // The human-readable form lists the margins too.
+        let readable = try CLITests.hark(["recognize", wav])
+        #expect(readable.status == 0 && readable.stdout.contains("acoustic margin per word: turn "), "\(readable.stdout)")
         // The text path gives the same intent for the same words.
         let parsed = try Self.json(try CLITests.hark(["parse", "--json", "turn on the light"]).stdout.split(separator: "\n")[0])
         #expect(((parsed["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
