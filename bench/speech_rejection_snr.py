@@ -13,7 +13,7 @@ A tuning non-command may equal a workspace's counterexample (those are non-comma
 example, nor a sentence of the reported set.
 
 usage: python3 bench/speech_rejection_snr.py [--snr 6 12] [--dev 60] [--home 40] [--jobs 2] [--hark PATH] [--noise WAV]
-       python3 bench/speech_rejection_snr.py --fit     (the rule search over the features of the last run)
+       python3 bench/speech_rejection_snr.py --fit [--noise WAV]    (the rule search over the features of the last run)
 needs: flite, sox, numpy; a release build of hark
 writes: bench/out/speech/rejection-snr/ (WAVs, one JSONL of `hark recognize --json` per set, workspace and SNR)
 """
@@ -184,8 +184,9 @@ def features(row):
 
 
 def current_rule(f):
-    """What Hark does today: a fixed rejection point (acoustic margin -3.0) and an intent confidence of 0.2."""
-    return f["heard"] and f["margin"] >= -3.0 and f["intent"] >= 0.2
+    """What Hark does today: the decision `hark recognize` made (acoustic confidence, from the margin with the
+    rejection point of the decoder that decoded it, and an intent confidence of 0.2)."""
+    return f["accepted"]
 
 
 def make_rule(knee, slope, cap, min_coverage):
@@ -238,7 +239,7 @@ def print_rates(title, r):
 def main_fit():
     table = [json.loads(l) for l in open(os.path.join(OUT, "features.jsonl"))]
     base, best = fit(table)
-    print_rates("today's rule (margin >= -3.0, intent >= 0.2):", base)
+    print_rates("today's rule (hark recognize's own decisions):", base)
     if best is None:
         print("no rule keeps every command condition within one point")
         return
@@ -248,8 +249,6 @@ def main_fit():
 
 
 def main():
-    if "--fit" in sys.argv:
-        return main_fit()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", type=float, nargs="+", default=[6, 12])
     ap.add_argument("--dev", type=int, default=60, help="dev-half clips for barista.json's commands")
@@ -259,10 +258,13 @@ def main():
     ap.add_argument("--hark", default=os.environ.get("HARK", os.path.join(ROOT, ".build", "release", "hark")))
     ap.add_argument("--noise", metavar="WAV", help="mix with this 16 kHz noise instead of the generated pink noise and "
                     "babble (e.g. a type from scripts/adapt/general_noise.py's bank); its own folder of results")
+    ap.add_argument("--fit", action="store_true", help="the rule search over the features of the last run (with --noise: of that noise's run)")
     args = ap.parse_args()
     global OUT
     if args.noise:
         OUT = f"{OUT}-{os.path.splitext(os.path.basename(args.noise))[0]}"
+    if args.fit:
+        return main_fit()
 
     tuning = read_lines(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"))
     check_tuning_sentences(tuning)

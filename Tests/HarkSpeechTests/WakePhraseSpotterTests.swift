@@ -195,3 +195,19 @@ struct WakePhraseSpotterTests {
         }
     }
 }
+
+@Suite("Wake audio history")
+struct WakeAudioHistoryTests {
+    @Test("A window the history only partly holds comes back at its full length, zeros where nothing is kept")
+    func paddedWindow() {
+        var history = WakeAudioHistory(capacity: 4)
+        history.append([1, 2, 3, 4, 5, 6][...])
+        history.trim()  // keeps stream positions 2..<6: 3, 4, 5, 6
+        #expect(history.firstIndex == 2 && history.endIndex == 6)
+        #expect(history.padded(from: 0, to: 8) == [0, 0, 3, 4, 5, 6, 0, 0])
+        #expect(history.padded(from: 3, to: 5) == [4, 5])
+        #expect(history.padded(from: -3, to: 1) == [0, 0, 0, 0])  // before the stream began
+        #expect(history.padded(from: 7, to: 9) == [0, 0])  // not yet heard
+        #expect(Array(history.slice(from: 0, to: 8)) == [3, 4, 5, 6])
+    }
+}

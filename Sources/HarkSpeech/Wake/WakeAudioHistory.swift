@@ -30,6 +30,18 @@ struct WakeAudioHistory {
         return samples[lower..<max(lower, upper)]
     }
 
+    /// Stream samples `from..<to`, with zeros for any part the history does not hold (before the stream began,
+    /// already trimmed, or not yet heard): always `to - from` samples.
+    func padded(from: Int, to: Int) -> [Int16] {
+        let kept = slice(from: from, to: to)
+        let before = max(0, min(to, firstIndex) - from)
+        let after = max(0, (to - from) - before - kept.count)
+        var samples = [Int16](repeating: 0, count: before)
+        samples.append(contentsOf: kept)
+        samples.append(contentsOf: [Int16](repeating: 0, count: after))
+        return samples
+    }
+
     mutating func removeAll() {
         samples.removeAll(keepingCapacity: true)
         firstIndex = 0

@@ -54,7 +54,7 @@ extension WakePhraseSpotter {
         // evaluation records every hit's (what the verifier is trained on).
         let judged = verifier != nil && candidate.accepted
         guard judged || recordsCandidates else { return candidate }
-        let spectrogram = WakeFeatures.logMel(audio(from: end - WakeFeatures.leadSamples, to: end + WakeFeatures.tailSamples))
+        let spectrogram = WakeFeatures.logMel(history.padded(from: end - WakeFeatures.leadSamples, to: end + WakeFeatures.tailSamples))
         if recordsCandidates { candidate.spectrogram = spectrogram }
         if let verifier, judged {
             let probability = verifier.probability(
@@ -67,18 +67,6 @@ extension WakePhraseSpotter {
             }
         }
         return candidate
-    }
-
-    /// Stream samples `from..<to`, with zeros for any part the history does not hold (before the stream
-    /// began, or not yet heard).
-    func audio(from: Int, to: Int) -> [Int16] {
-        let kept = history.slice(from: from, to: to)
-        let before = max(0, min(to, history.firstIndex) - from)
-        let after = max(0, (to - from) - before - kept.count)
-        var samples = [Int16](repeating: 0, count: before)
-        samples.append(contentsOf: kept)
-        samples.append(contentsOf: [Int16](repeating: 0, count: after))
-        return samples
     }
 
     /// The best path of `search` through `window` as one whole utterance, or `nil` if a grammar reached no
