@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The wake-phrase measurement behind docs/wake-phrase.md (about 25 minutes on 2 cores):
+# The wake-phrase measurement behind docs/wake-phrase.md (about 30 minutes on 2 cores):
 #  1. dev half: every candidate phrase, keyphrase threshold loose (1e-40) and every hit kept with its
 #     second-pass margin, so score.py can sweep both thresholds (choosing the phrase and thresholds);
 #  2. test half (other voices, other sentences, the benchmark's test half, LibriVox): Models/wake.json
-#     exactly as shipped (with Models/wake-verifier.json when it names it), the figures reported.
+#     exactly as shipped (with Models/wake-verifier.json when it names it), the figures reported;
+#  3. both halves' voices again with the phrase run straight into the command, no pause (make_eval.py --run-on),
+#     with the shipped settings.
 # The verifier's own training and the choice of its thresholds: scripts/wake/make-verifier.sh and
 # docs/wake-phrase.md, "The verifier".
 # Audio and results go to bench/out/wake (WAKE_EVAL_OUT to change); the tables to bench/out/wake/report.md.
@@ -36,6 +38,11 @@ args=()
 for p in "${candidates[@]}"; do args+=(--phrase "$p"); done
 python3 scripts/wake/make_eval.py "$out/dev" --benchmarks "$benchmarks" --half dev "${args[@]}"
 python3 scripts/wake/make_eval.py "$out/test" --benchmarks "$benchmarks" --half test --phrase "$phrase"
+for half in dev test; do
+  python3 scripts/wake/make_eval.py "$out/$half-runon" --benchmarks "$benchmarks" --half "$half" --phrase "$phrase" --run-on
+  python3 scripts/wake/manifest.py "$out/$half-runon/truth.json" "$out/$half-runon/manifest.json" "$out/$half-runon/results.jsonl" \
+    --run "$half-runon shipped" "$half" "$shipped"
+done
 
 runs=()
 for p in "${candidates[@]}"; do
@@ -47,7 +54,7 @@ python3 scripts/wake/manifest.py "$out/test/truth.json" "$out/test/manifest.json
   --run "test shipped" test "$shipped"
 
 $swift build -Xswiftc -warnings-as-errors --build-tests >&2
-for half in dev test; do
+for half in dev test dev-runon test-runon; do
   echo "wake-eval: decoding the $half streams" >&2
   HARK_WAKE_EVAL="$out/$half/manifest.json" $swift test --skip-build --filter WakeEvaluation >&2
 done
@@ -66,7 +73,7 @@ verifier=$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); print("--veri
     python3 scripts/wake/score.py "$out/dev/truth.json" "$out/dev/results.jsonl" --run "dev $p" \
       --kws -30 -35 -40 --margin 5 6 6.5 7 7.5 8 9 --measure word_margin --duration-weight "$weight"
   done
-  for half in dev test; do
+  for half in dev test dev-runon test-runon; do
     echo; echo "## $half, Models/wake.json as shipped"; echo
     python3 scripts/wake/score.py "$out/$half/truth.json" "$out/$half/results.jsonl" --run "$half shipped" \
       --kws "$kws" --margin "$margin" --at "$kws" "$margin" --false --measure word_margin --duration-weight "$weight" $verifier

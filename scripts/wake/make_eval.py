@@ -13,7 +13,10 @@ benchmark's dev half; the first minute of kitchen noise) for choosing the phrase
 LibriVox; the second minute of kitchen noise) for the reported figures.
 
 usage: make_eval.py OUT_DIR --benchmarks DIR --phrase "hey hark" [--phrase ...] [--half dev|test|both]
-                    [--noise FILE --noise-name NAME]
+                    [--noise FILE --noise-name NAME] [--run-on]
+--run-on: the positives run straight on ("<phrase> <command>", no comma, so the synthesisers make no pause), and only
+the voices' streams are made (the real speech is the same as without it): how the spotter does when a user does not
+stop after the phrase.
 writes OUT_DIR/audio/*.raw and OUT_DIR/truth.json; needs numpy, flite, espeak-ng, sox.
 """
 import argparse
@@ -126,12 +129,13 @@ def write_raw(path, samples):
     np.clip(np.round(samples), -32768, 32767).astype("<i2").tofile(path)
 
 
-def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitchen, rng_seed, noise_name="kitchen"):
+def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitchen, rng_seed, noise_name="kitchen",
+                        run_on=False):
     rng = np.random.default_rng(rng_seed)
     order = random.Random(rng_seed)
     lead, phrase_length = speech_bounds(synthesize(engine, voice, phrase, work))
     phrase_seconds = (phrase_length - lead) / RATE
-    items = [("positive", f"{phrase}, {command}") for command in half(COMMANDS, split)]
+    items = [("positive", f"{phrase}{'' if run_on else ','} {command}") for command in half(COMMANDS, split)]
     items += [("negative", text) for text in negatives]
     order.shuffle(items)
     clips = [(kind, text, synthesize(engine, voice, text, work)) for kind, text in items]
@@ -139,11 +143,11 @@ def build_voice_streams(out, work, split, engine, voice, phrase, negatives, kitc
     for condition in ("clean", f"{noise_name}10"):
         noise = Noise(kitchen, int(rng.integers(0, kitchen.size)))
         audio, truth = mix_stream(clips, phrase_seconds, None if condition == "clean" else noise, SNR_DB, rng)
-        name = f"{split}-{phrase.replace(' ', '_')}-{engine}-{voice.replace('+', '_')}-{condition}.raw"
+        name = f"{split}-{phrase.replace(' ', '_')}-{engine}-{voice.replace('+', '_')}-{condition}{'-runon' if run_on else ''}.raw"
         path = os.path.join(out, "audio", name)
         write_raw(path, audio)
         streams.append({"path": path, "split": split, "phrase": phrase, "source": engine, "voice": voice,
-                        "condition": condition, "items": truth, "seconds": audio.size / RATE})
+                        "condition": condition + (" run-on" if run_on else ""), "items": truth, "seconds": audio.size / RATE})
     return streams
 
 
@@ -224,6 +228,7 @@ def main():
     parser.add_argument("--noise", help="another noise recording instead of the benchmark's kitchen (any format sox reads), "
                         "to check the settings on noise they were not chosen on")
     parser.add_argument("--noise-name", default="kitchen", help="what the noise conditions are called (default kitchen)")
+    parser.add_argument("--run-on", action="store_true", help="positives without the pause after the phrase; voices' streams only")
     args = parser.parse_args()
     os.makedirs(os.path.join(args.out, "audio"), exist_ok=True)
     work = os.path.join(args.out, "cache")
@@ -236,8 +241,9 @@ def main():
         for phrase in args.phrase:
             for number, (engine, voice) in enumerate(VOICES[split]):
                 streams += build_voice_streams(args.out, work, split, engine, voice, phrase, negatives, kitchen,
-                                               args.seed + number, args.noise_name)
-        streams += build_real_streams(args.out, args.benchmarks, split, kitchen, args.seed, args.noise_name)
+                                               args.seed + number, args.noise_name, args.run_on)
+        if not args.run_on:
+            streams += build_real_streams(args.out, args.benchmarks, split, kitchen, args.seed, args.noise_name)
     with open(os.path.join(args.out, "truth.json"), "w") as handle:
         json.dump({"streams": streams, "seed": args.seed, "snr_db": SNR_DB}, handle, indent=1)
     hours = sum(s["seconds"] for s in streams) / 3600

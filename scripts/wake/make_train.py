@@ -125,13 +125,14 @@ def synthesize(engine, voice, speed, pitch, text, work):
     return np.fromfile(raw, dtype="<i2").astype(np.float64)
 
 
-def build(out, work, spec, number, phrase, negatives, bank, seed, snrs=(5.0, 10.0, 15.0)):
+def build(out, work, spec, number, phrase, negatives, bank, seed, snrs=(5.0, 10.0, 15.0), run_on=0.0):
     engine, voice, speed, pitch = spec
     rng = np.random.default_rng(seed + number)
     order = random.Random(seed + number)
     lead, length = ev.speech_bounds(synthesize(engine, voice, speed, pitch, phrase, work))
     phrase_seconds = (length - lead) / ev.RATE
-    items = [("positive", f"{phrase}, {command}") for command in ev.half(ev.COMMANDS, "dev")]
+    # A share `run_on` of the positives go straight on into the command (no comma, so no pause), as many people say it.
+    items = [("positive", f"{phrase}{'' if run_on > 0 and order.random() < run_on else ','} {command}") for command in ev.half(ev.COMMANDS, "dev")]
     items += [("negative", text) for text in negatives]
     order.shuffle(items)
     clips = [(kind, text, synthesize(engine, voice, speed, pitch, text, work)) for kind, text in items]
@@ -165,6 +166,8 @@ def main():
     parser.add_argument("--noise", nargs="+", default=["brown", "clatter", "fan", "pink"],
                         choices=["brown", "clatter", "fan", "pink", "babble", "busy"],
                         help="the noisy streams' noise types, in turn (default the bank's four generated ones)")
+    parser.add_argument("--run-on", type=float, default=0.0, metavar="SHARE",
+                        help="this share of the positives said without the pause after the phrase (default 0)")
     args = parser.parse_args()
     os.makedirs(os.path.join(args.out, "audio"), exist_ok=True)
     work = os.path.join(args.out, "cache")
@@ -185,7 +188,7 @@ def main():
             negatives = rng.sample(negatives, args.negatives)
         if args.only_extra and number < len(VOICES):
             continue
-        streams += build(args.out, work, spec, number, args.phrase, negatives, bank, args.seed, args.snr)
+        streams += build(args.out, work, spec, number, args.phrase, negatives, bank, args.seed, args.snr, args.run_on)
         print(f"voice {number + 1}/{len(voices)}: {spec}", file=sys.stderr)
     with open(os.path.join(args.out, "truth.json"), "w") as handle:
         json.dump({"streams": streams, "seed": args.seed}, handle, indent=1)
