@@ -226,9 +226,7 @@ public final class SpeechRecognizer {
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
-            let wordMargin = phones.isEmpty ? nil : Self.margin(
-                of: [segment], reference: Self.phoneScore(of: phones, from: segment.startFrame, to: segment.endFrame),
-                frames: segment.endFrame - segment.startFrame + 1, decoder: decoder)
+            let wordMargin = phones.isEmpty ? nil : Self.margin(ofWord: segment, against: phones, decoder: decoder)
             // Frames are 10 ms; times count from the start of the input, not of the added quiet, and end with
             // it: a word that ends on the input's last sample ran on into the quiet appended after it (an
             // eSpeak clip of 0.80 s had "light" end at 0.85 s).
@@ -305,6 +303,12 @@ public final class SpeechRecognizer {
         // 5prealpha keeps acoustic scores shifted right by SENSCR_SHIFT (10 bits): scale back to log-likelihoods.
         return (grammar - reference) / Double(frames) * decoder.naturalLog(1) * 1024
             - insertionBonus(of: segments, decoder: decoder) / Double(frames)
+    }
+
+    /// One word's margin: its grammar score against the phone loop's share of its frames (`phoneScore`).
+    static func margin(ofWord word: PocketSphinxDecoder.Segment, against phones: [PocketSphinxDecoder.Segment], decoder: PocketSphinxDecoder) -> Double {
+        margin(of: [word], reference: phoneScore(of: phones, from: word.startFrame, to: word.endFrame),
+               frames: word.endFrame - word.startFrame + 1, decoder: decoder)
     }
 
     /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones across an

@@ -30,15 +30,12 @@ extension WakePhraseSpotter {
             return candidate
         }
         let phones = try decode(window, search: Self.phoneSearch) ?? []
-        let perFrame = confirmer.naturalLog(1) * 1024  // 5prealpha keeps acoustic scores shifted by 10 bits
-        let total = aligned.reduce(0.0) { $0 + Double($1.acousticScore) }
-        let reference = phones.reduce(0.0) { $0 + Double($1.acousticScore) }
-        candidate.margin = (total - reference) / Double(max(1, confirmer.frameCount)) * perFrame
+        // The recogniser's margins, over the window and per word (the confirmer keeps `-pip 1`, so no insertion bonus).
+        candidate.margin = SpeechRecognizer.margin(
+            of: aligned, reference: phones.reduce(0.0) { $0 + Double($1.acousticScore) }, frames: max(1, confirmer.frameCount),
+            decoder: confirmer)
         let words = aligned.filter { SpeechRecognizer.spokenWord($0.word) != nil }
-        candidate.weakestWordMargin = words.map { word in
-            (Double(word.acousticScore) - SpeechRecognizer.phoneScore(of: phones, from: word.startFrame, to: word.endFrame))
-                / Double(word.endFrame - word.startFrame + 1) * perFrame
-        }.min()
+        candidate.weakestWordMargin = words.map { SpeechRecognizer.margin(ofWord: $0, against: phones, decoder: confirmer) }.min()
         if let last = words.last { candidate.commandStart = from + (last.endFrame + 1) * Self.samplesPerFrame }
         // The weakest word decides: a false hit often fits one word well ("park" for "hark") and the other
         // badly, which a margin over the whole window averages away (dev streams, kws 1e-30: 101 hits with 19
