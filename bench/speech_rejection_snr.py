@@ -14,6 +14,7 @@ example, nor a sentence of the reported set.
 
 usage: python3 bench/speech_rejection_snr.py [--snr 6 12] [--dev 60] [--home 40] [--jobs 2] [--hark PATH] [--noise WAV]
        python3 bench/speech_rejection_snr.py --fit [--noise WAV]    (the rule search over the features of the last run)
+       python3 bench/speech_rejection_snr.py --separation [--noise WAV]    (how well each feature alone separates)
 needs: flite, sox, numpy; a release build of hark
 writes: bench/out/speech/rejection-snr/ (WAVs, one JSONL of `hark recognize --json` per set, workspace and SNR)
 """
@@ -177,7 +178,6 @@ def features(row):
         "snr": row.get("snr_db", 60.0),
         "coverage": coverage(row) if row.get("transcript") else 0.0,
         "intent": intent,
-        "words": [[w["word"], w.get("margin")] for w in row.get("words", [])],
         "heard": bool(row.get("transcript")),
         "accepted": bool(row.get("accepted")),
     }
@@ -248,6 +248,49 @@ def main_fit():
     print_rates("with it:", r)
 
 
+def auc(positives, negatives):
+    """Area under the ROC curve: the chance that a random positive scores above a random negative (ties half)."""
+    p, n = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
+    return float((p > n).mean() + 0.5 * (p == n).mean())
+
+
+def separation():
+    """How well each number alone tells the commands from the non-commands that got a transcript, per workspace
+    and condition (bench/README.md, "Nor does the weakest word's margin"): the utterance margin, the weakest
+    word's margin, the intent confidence, and the words' frames' margin minus the rest's (the background)."""
+    def numbers(row):
+        frames = row["audio_seconds"] * 100
+        words = [(w["margin"], (w["end"] - w["start"]) * 100) for w in row["words"] if w.get("margin") is not None]
+        inside = sum(d for _, d in words)
+        on_words = sum(m * d for m, d in words) / max(inside, 1)
+        background = (row["acoustic_margin"] * frames - on_words * inside) / max(frames - inside, 1)
+        return {"margin": row["acoustic_margin"], "weakest word": min((m for m, _ in words), default=-99.0),
+                "intent": (row.get("intents") or [{}])[0].get("confidence", 0.0), "words - background": on_words - background,
+                "background": background}
+    decoded, rows = {}, {}
+    for name in sorted(os.listdir(os.path.join(OUT, "results"))):
+        kind, ws, condition = name[:-len(".jsonl")].split("-")
+        decoded[(kind, ws, condition)] = [json.loads(l) for l in open(os.path.join(OUT, "results", name))]
+        rows[(kind, ws, condition)] = [numbers(r) for r in decoded[(kind, ws, condition)]
+                                       if r.get("transcript") and r.get("acoustic_margin") is not None]
+    for ws, kind in (("barista", "dev"), ("home", "home")):
+        for condition in sorted({k[2] for k in rows}):
+            commands, others = rows.get((kind, ws, condition), []), rows.get(("ood", ws, condition), [])
+            if commands and others:
+                print(f"{ws} {condition}: " + ", ".join(
+                    f"{key} {auc([c[key] for c in commands], [o[key] for o in others]):.3f}" for key in commands[0]
+                    if key != "background") + f"; commands' background median {np.median([c['background'] for c in commands]):.2f}")
+    # Accepted with the noisy-speech decoder's rejection point moved (the usual decoder keeps -3.0; intent >= 0.2).
+    for point in (-2.0, -2.5, -3.0, -3.5, -4.0):
+        counts = []
+        for key in sorted(k for k in decoded if k[2] != "clean"):
+            kept = sum(1 for r in decoded[key] if r.get("transcript") and r.get("acoustic_margin") is not None
+                       and (r.get("intents") or [{}])[0].get("confidence", 0.0) >= 0.2
+                       and r["acoustic_margin"] >= (point if r.get("noisy_decoding") else -3.0))
+            counts.append(f"{'/'.join(key)} {kept}/{len(decoded[key])}")
+        print(f"noisy-speech point {point}: " + ", ".join(counts))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", type=float, nargs="+", default=[6, 12])
@@ -259,12 +302,15 @@ def main():
     ap.add_argument("--noise", metavar="WAV", help="mix with this 16 kHz noise instead of the generated pink noise and "
                     "babble (e.g. a type from scripts/adapt/general_noise.py's bank); its own folder of results")
     ap.add_argument("--fit", action="store_true", help="the rule search over the features of the last run (with --noise: of that noise's run)")
+    ap.add_argument("--separation", action="store_true", help="area under the ROC curve of each feature of the last run (with --noise: of that noise's run)")
     args = ap.parse_args()
     global OUT
     if args.noise:
         OUT = f"{OUT}-{os.path.splitext(os.path.basename(args.noise))[0]}"
     if args.fit:
         return main_fit()
+    if args.separation:
+        return separation()
 
     tuning = read_lines(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"))
     check_tuning_sentences(tuning)
