@@ -8,8 +8,9 @@ enum RecognizeCommand: Command {
     static let name = "recognize"
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
-        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--noisy-below DB|off] [--denoise DB]
-                              [--cmn batch|live] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
+        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after]
+                              [--noisy-below DB|off] [--denoise DB]
+                              [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
@@ -20,12 +21,16 @@ enum RecognizeCommand: Command {
           --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them;
                             its acoustic confidence is not calibrated yet, so only the intent confidence decides)
           --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
+          --phone-loop W    alongside (default: the phone-loop pass runs on its own decoder and thread while the
+                            grammar is decoded) or after (on the same decoder, after the grammar pass: the same
+                            result, later, and less memory; docs/speech.md, "The phone loop alongside")
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
           --denoise DB      run libspeexdsp's noise suppressor (up to DB dB of attenuation) over the audio first
           --cmn M           cepstral mean normalisation: batch (default: over the whole utterance, so decoding waits for
-                            its end) or live (a running mean, so the audio is decoded as it arrives; an experiment for
-                            decoding while the speaker talks, docs/speech.md)
+                            its end), live (a running mean, so the audio is decoded as it arrives; an experiment for
+                            decoding while the speaker talks, docs/speech.md) or stream (decoded as it arrives, with
+                            the mean of the first second, stream:S of the first S seconds; docs/speech.md, "Streaming")
           --decoder-args A  extra PocketSphinx arguments for both decoders, as name-value pairs in one argument
                             (e.g. "-maxhmmpf 3000 -beam 1e-60"), overriding Hark's: for experiments (docs/speech.md)
           --stream          feed each file to the endpointer in 100 ms blocks at real-time pace, as the microphone
@@ -49,7 +54,17 @@ enum RecognizeCommand: Command {
         let workspacePath = try args.option("--workspace")
         let search = try args.option("--search", parse: { ["grammar": RecognitionOptions.Search.grammar, "ngram": .languageModel][$0] },
                                      expected: "grammar or ngram") ?? .grammar
-        let cmn = try args.option("--cmn", parse: { ["batch": RecognitionOptions.CepstralMean.batch, "live": .live][$0] }, expected: "batch or live")
+        let cmn = try args.option("--cmn", parse: { text -> RecognitionOptions.CepstralMean? in
+            switch text {
+            case "batch": return .batch
+            case "live": return .live
+            case "stream": return .defaultStreaming
+            default:
+                // stream:SECONDS, the stretch whose mean normalises the rest
+                guard text.hasPrefix("stream:"), let seconds = Double(text.dropFirst(7)), seconds > 0, seconds <= 30 else { return nil }
+                return .streaming(meanSeconds: seconds)
+            }
+        }, expected: "batch, live, stream or stream:SECONDS (0 < SECONDS <= 30)")
         let json = try args.flag("--json")
         let stream = try args.flag("--stream")
         let decoderArgs = try args.option("--decoder-args", parse: { text -> [String: String]? in
@@ -66,6 +81,7 @@ enum RecognizeCommand: Command {
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")
         let noConfidence = try args.flag("--no-confidence")
+        let phoneLoop = try args.option("--phone-loop", parse: { ["alongside": true, "after": false][$0] }, expected: "alongside or after")
         let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
         let noisyBelow = try args.option("--noisy-below", parse: { text -> Double?? in
             if text == "off" { return .some(nil) }
@@ -79,6 +95,7 @@ enum RecognizeCommand: Command {
         let workspace = try loadWorkspace(workspacePath)
         var options = RecognitionOptions(search: search, cepstralMean: cmn ?? .batch, measuresConfidence: !noConfidence && search == .grammar)
         if let decoderArgs { options.decoderArguments = decoderArgs }
+        if let phoneLoop { options.phoneLoopAlongside = phoneLoop }
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil

@@ -91,7 +91,7 @@ struct RecognizerTests {
     }
 
     @Test("Word times count from the start of each utterance, not of the recogniser's first one",
-          arguments: [RecognitionOptions.CepstralMean.batch, .live])
+          arguments: [RecognitionOptions.CepstralMean.batch, .live, .defaultStreaming])
     func wordTimesOfLaterUtterances(mean: RecognitionOptions.CepstralMean) throws {
         let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
         let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
@@ -109,7 +109,7 @@ struct RecognizerTests {
     }
 
     @Test("Fed in small blocks as they arrive, the recogniser hears what it hears in one block, every time",
-          arguments: [RecognitionOptions.CepstralMean.batch, .live])
+          arguments: [RecognitionOptions.CepstralMean.batch, .live, .defaultStreaming])
     func streamingAndRepeatable(mean: RecognitionOptions.CepstralMean) throws {
         let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
         let audio = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
@@ -126,6 +126,63 @@ struct RecognizerTests {
         // the same audio in one block scores exactly the same again; in blocks, live CMN may differ slightly.
         #expect(abs((streamed.acousticMargin ?? 0) - (whole.acousticMargin ?? 0)) < 0.3)
         #expect(abs((again.acousticMargin ?? 0) - (whole.acousticMargin ?? 0)) < 1e-9)
+        if mean != .live {
+            // The streaming mean is fixed once the first second has arrived, so block sizes change nothing at all.
+            #expect(streamed.words == whole.words && streamed.acousticMargin == whole.acousticMargin)
+        }
+    }
+
+    @Test("The phone loop run alongside the grammar pass gives the very margins of the pass run after it")
+    func phoneLoopAlongside() throws {
+        let home = try Workspace.load(from: RecognitionFixtures.home)
+        let alongside = try SpeechRecognizer(workspace: home, model: SpeechModel(noisyMeans: NoisyDecodingTests.shippedMeans), pronunciations: HomeWords())
+        let after = try SpeechRecognizer(workspace: home, model: SpeechModel(noisyMeans: NoisyDecodingTests.shippedMeans),
+                                         options: RecognitionOptions(phoneLoopAlongside: false), pronunciations: HomeWords())
+        #expect(alongside.phoneDecoder != nil && after.phoneDecoder == nil)
+        // A real recording, the same in loud noise (the noisy-speech decoder), and eSpeak NG's digital silence (the
+        // added floor), each twice so that a decoder's previous utterance is behind it.
+        let clips = [
+            try RecognitionFixtures.wav(RecognitionFixtures.recordedSpeech.appendingPathComponent("sense_and_sensibility_01_austen_64kb-0890.wav")),
+            try NoisyDecodingTests.goForward(noiseRMS: 600),
+            try SpeechSynthesizer().synthesize("turn on the light").converted(to: .speech),
+        ]
+        var noisy = false
+        for clip in clips + clips {
+            let a = try alongside.recognize(clip), b = try after.recognize(clip)
+            #expect(a.text == b.text)
+            #expect(a.words == b.words)
+            #expect(a.acousticMargin == b.acousticMargin, "\(String(describing: a.acousticMargin)) vs \(String(describing: b.acousticMargin))")
+            #expect(a.decodeCPUMilliseconds > 0)
+            noisy = noisy || a.noisyDecoding
+        }
+        #expect(noisy)
+    }
+
+    @Test("Streaming decodes from the first second on, with its mean; a shorter utterance is decoded whole at its end")
+    func streamingMean() throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: .defaultStreaming))
+        let audio = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        try recognizer.startUtterance()
+        var began: Int?
+        for start in stride(from: 0, to: audio.samples.count, by: 1600) {
+            try recognizer.process(PCMBuffer(format: .speech, samples: Array(audio.samples[start..<min(start + 1600, audio.samples.count)])))
+            if began == nil, recognizer.streamingPair != nil { began = start + 1600 }
+        }
+        // Decoding began with the block that completed the first second, not at the end.
+        #expect(began == 16_000)
+        let streamed = try recognizer.finishUtterance()
+        #expect(streamed.text == "go forward ten meters")
+        #expect(streamed.acousticMargin != nil && streamed.words.allSatisfy { $0.margin != nil })
+        #expect(streamed.decodeCPUMilliseconds > 0)
+        // With a mean over more than the whole clip, the clip is decoded at its end with its own mean, as the batch
+        // mean does; the words are the same.
+        let long = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: .streaming(meanSeconds: 10)))
+        let whole = try long.recognize(audio)
+        #expect(whole.words.map(\.text) == streamed.words.map(\.text))
+        #expect(abs((whole.acousticMargin ?? 0) - (streamed.acousticMargin ?? 1)) < 0.5)
+        // An empty utterance is an empty transcript.
+        try long.startUtterance()
+        #expect(try long.finishUtterance().text.isEmpty)
     }
 
     @Test("Partial texts along the way do not change the final result of a clip that gets the added noise floor")
@@ -146,7 +203,8 @@ struct RecognizerTests {
         #expect(abs((streamed.acousticMargin ?? 0) - (whole.acousticMargin ?? 1)) < 1e-9, "\(String(describing: streamed.acousticMargin)) vs \(String(describing: whole.acousticMargin))")
     }
 
-    @Test("While the speaker talks, the partial text grows into the final transcript", arguments: [RecognitionOptions.CepstralMean.batch, .live])
+    @Test("While the speaker talks, the partial text grows into the final transcript",
+          arguments: [RecognitionOptions.CepstralMean.batch, .live, .defaultStreaming])
     func partialText(mean: RecognitionOptions.CepstralMean) throws {
         let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
         let audio = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))

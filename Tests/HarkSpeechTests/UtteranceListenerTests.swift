@@ -145,3 +145,94 @@ struct UtteranceListenerTests {
         #expect(listener.decodingsStarted == 0)
     }
 }
+
+/// With a streaming mean the listener feeds the recogniser as audio arrives, holds back what lies beyond the
+/// decoded tail during a pause, and the result is what decoding the same audio in one go gives
+/// (docs/speech.md, "Streaming").
+@Suite("Utterance listener, streaming", .serialized)
+struct StreamingListenerTests {
+    static let rate = PCMFormat.speech.sampleRate
+
+    static func streaming() throws -> SpeechRecognizer {
+        try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .defaultStreaming))
+    }
+
+    @Test("Audio is decoded as it arrives, held back 0.3 s after the last speech; the result equals one-go decoding")
+    func streamsAndHoldsBack() throws {
+        let recognizer = try Self.streaming()
+        let endpointer = try Endpointer()
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
+        var stream = UtteranceListenerTests.quiet(0.5)
+        stream.append(try UtteranceListenerTests.goForward())
+        stream.append(UtteranceListenerTests.quiet(1.5))
+        let block = Self.rate / 10
+        var heard: Transcript?
+        var heldBack = false
+        for start in stride(from: 0, to: stream.samples.count, by: block) {
+            let samples = Array(stream.samples[start..<min(start + block, stream.samples.count)])
+            if let transcript = try listener.process(PCMBuffer(format: .speech, samples: samples)) {
+                heard = transcript
+                break
+            }
+            // Inside the trailing silence, past the decoded tail: the recogniser has been fed up to the tail only.
+            if let first = endpointer.speechStartSample, let last = endpointer.speechEndSample,
+               endpointer.utterance.samples.count > last - first + Int(0.4 * Double(Self.rate)) {
+                #expect(listener.streamedSamples == last - first + Int(0.3 * Double(Self.rate)))
+                heldBack = true
+            }
+        }
+        #expect(heldBack)
+        let transcript = try #require(heard)
+        #expect(transcript.text == "go forward ten meters")
+        #expect(transcript.acousticMargin != nil)
+        #expect(transcript.resultDelayMilliseconds != nil)
+        let start = try #require(endpointer.speechStartSample)
+        let last = try #require(endpointer.speechEndSample)
+        let cut = last - start + Int(0.3 * Double(Self.rate))
+        #expect(abs(transcript.audioSeconds - Double(cut) / Double(Self.rate)) < 0.001)
+        // The same samples in one block: the same words, times and margins.
+        let again = try recognizer.recognize(PCMBuffer(format: .speech, samples: Array(endpointer.utterance.samples[..<cut])))
+        #expect(again.text == transcript.text)
+        #expect(again.words == transcript.words)
+        #expect(again.acousticMargin == transcript.acousticMargin)
+    }
+
+    @Test("Speech after a pause feeds the held-back pause too; a reset drops the utterance in progress")
+    func pauseAndReset() throws {
+        let recognizer = try Self.streaming()
+        let endpointer = try Endpointer()
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
+        let recording = try UtteranceListenerTests.goForward()
+        let probe = try Endpointer()
+        try probe.process(recording)
+        let speechEnd = try #require(probe.speechEndSample)
+        let clip = PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
+
+        // An utterance begun, then a reset: nothing of it reaches the next one.
+        var partial = UtteranceListenerTests.quiet(0.5)
+        partial.append(clip)
+        for start in stride(from: 0, to: partial.samples.count, by: Self.rate / 10) {
+            let samples = Array(partial.samples[start..<min(start + Self.rate / 10, partial.samples.count)])
+            #expect(try listener.process(PCMBuffer(format: .speech, samples: samples)) == nil)
+        }
+        #expect(listener.streamedSamples > 0)
+        listener.reset()
+        #expect(listener.streamedSamples == 0)
+
+        var stream = UtteranceListenerTests.quiet(0.5)
+        stream.append(clip)
+        stream.append(UtteranceListenerTests.quiet(0.55))
+        stream.append(clip)
+        stream.append(UtteranceListenerTests.quiet(1.5))
+        let (transcript, _, _) = try UtteranceListenerTests.feed(listener, stream)
+        let heard = try #require(transcript)
+        #expect(heard.audioSeconds > 2 * clip.duration + 0.5)
+        let start = try #require(endpointer.speechStartSample)
+        let last = try #require(endpointer.speechEndSample)
+        let cut = last - start + Int(0.3 * Double(Self.rate))
+        let again = try recognizer.recognize(PCMBuffer(format: .speech, samples: Array(endpointer.utterance.samples[..<cut])))
+        #expect(again.text == heard.text)
+        #expect(again.words == heard.words)
+        #expect(again.acousticMargin == heard.acousticMargin)
+    }
+}

@@ -13,7 +13,10 @@ import HarkAudio
 /// starts after the next pause. At the end the result for the last pause is the transcript: the same audio,
 /// and so the same transcript, as a decoding started at the end would give, about 0.5 s sooner
 /// (docs/speech.md, "Decoding during the trailing silence"). With a live mean the recogniser is fed as audio
-/// arrives instead.
+/// arrives instead. With a streaming mean (`RecognitionOptions.CepstralMean.streaming`) the listener's thread
+/// feeds the recogniser as audio arrives, holding back what lies more than `decodedTail` after the last speech
+/// until speech resumes: the decoded audio is the batch mean's, and at the end only the last blocks remain to
+/// decode (docs/speech.md, "Streaming").
 ///
 /// Not Sendable: drive it from one thread. The recogniser is used by the listener's own decoding thread while
 /// an utterance is in progress; do not use it elsewhere at the same time.
@@ -31,12 +34,16 @@ public final class UtteranceListener {
     private var recognizing = false
     /// Batch mean: the decoding of the utterance up to the latest pause, running or done.
     private var speculation: SpeculativeDecode?
+    /// Streaming mean: the first error of a feed on the listener's thread, reported at the end.
+    private var streamFailure: StreamFailure?
     private let worker = DispatchQueue(label: "hark.utterance-decoding", qos: .userInitiated)
     private let tailSamples: Int
     /// Decodings queued since the listener was made (batch mean), for tests.
     private(set) var decodingsStarted = 0
     /// Where the decoding of the current utterance cuts it (samples from its start), once one is queued; for tests.
     var decodingCut: Int? { speculation?.cut }
+    /// Streaming mean: samples of the current utterance handed to the recogniser so far; for tests.
+    var streamedSamples: Int { streams ? fed : 0 }
 
     public init(recognizer: SpeechRecognizer, endpointer: Endpointer, decodedTail: Double = UtteranceListener.defaultDecodedTail) {
         self.recognizer = recognizer
@@ -52,11 +59,20 @@ public final class UtteranceListener {
     }
 
     private var decodesLive: Bool { recognizer.options.cepstralMean == .live }
+    private var streams: Bool { recognizer.options.cepstralMean.isStreaming }
 
     /// Feeds the next audio of the stream (16 kHz mono). Returns the transcript when this audio ended an
     /// utterance; audio after the end is dropped until `reset()`.
     public func process(_ buffer: PCMBuffer) throws -> Transcript? {
         let decision = try endpointer.process(buffer)
+        if streams {
+            switch decision {
+            case .ended: return try finishStreaming()
+            case .inSpeech: streamNewSpeech(final: false)
+            case .waitingForSpeech: break
+            }
+            return nil
+        }
         if decodesLive {
             try feedNewSpeech()
             if case .ended = decision { return try finishLive() }
@@ -74,12 +90,16 @@ public final class UtteranceListener {
     public func finish() throws -> Transcript? {
         if decodesLive { return recognizing ? try finishLive() : nil }
         guard endpointer.speechStartSample != nil, !endpointer.utterance.samples.isEmpty else { return nil }
-        return try finishWhole()
+        return try streams ? finishStreaming() : finishWhole()
     }
 
     /// Waits for the next utterance.
     public func reset() {
-        if recognizing { _ = try? recognizer.finishUtterance() }
+        if streams {
+            // Waits for the feeds in flight; the recogniser's next startUtterance drops what they decoded.
+            worker.sync {}
+            streamFailure = nil
+        } else if recognizing { _ = try? recognizer.finishUtterance() }
         recognizing = false
         fed = 0
         speculation?.cancel()
@@ -144,6 +164,51 @@ public final class UtteranceListener {
         return job
     }
 
+    // MARK: - Streaming mean
+
+    /// Queues the utterance's audio not yet fed, up to `decodedTail` after the last speech (all of it up to there
+    /// when `final`), for the recogniser on the listener's thread.
+    private func streamNewSpeech(final: Bool) {
+        let utterance = endpointer.utterance
+        let cut = min(utterance.samples.count, cutAfterLastSpeech ?? utterance.samples.count)
+        guard cut > fed || (final && !recognizing) else { return }
+        let samples = cut > fed ? Array(utterance.samples[fed..<cut]) : []
+        let start = !recognizing
+        recognizing = true
+        fed = max(fed, cut)
+        let recognizer = LentRecognizer(recognizer)
+        let failure = streamFailure ?? StreamFailure()
+        streamFailure = failure
+        decodingsStarted += start ? 1 : 0
+        worker.async {
+            guard failure.error == nil else { return }
+            do {
+                if start { try recognizer.value.startUtterance() }
+                if !samples.isEmpty { try recognizer.value.process(PCMBuffer(format: utterance.format, samples: samples)) }
+            } catch {
+                failure.error = error
+            }
+        }
+    }
+
+    private func finishStreaming() throws -> Transcript {
+        let ended = DispatchTime.now().uptimeNanoseconds
+        streamNewSpeech(final: true)
+        let recognizer = LentRecognizer(recognizer)
+        let failure = streamFailure
+        let outcome = worker.sync { () -> Result<Transcript, any Error> in
+            if let error = failure?.error { return .failure(error) }
+            return Result { try recognizer.value.finishUtterance() }
+        }
+        recognizing = false
+        fed = 0
+        streamFailure = nil
+        var transcript = try outcome.get()
+        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
+        transcript.utteranceSeconds = endpointer.utterance.duration
+        return transcript
+    }
+
     // MARK: - Live mean
 
     private func feedNewSpeech() throws {
@@ -175,6 +240,11 @@ public final class UtteranceListener {
 private struct LentRecognizer: @unchecked Sendable {
     let value: SpeechRecognizer
     init(_ value: SpeechRecognizer) { self.value = value }
+}
+
+/// The first error of a streaming utterance's feeds. @unchecked: written and read only on the listener's serial queue.
+private final class StreamFailure: @unchecked Sendable {
+    var error: (any Error)?
 }
 
 /// One queued decoding of an utterance's first `cut` samples, and its outcome once done.

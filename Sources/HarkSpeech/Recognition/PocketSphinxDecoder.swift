@@ -157,6 +157,46 @@ public final class PocketSphinxDecoder {
         return String(cString: phones)
     }
 
+    /// The mean of the cepstra this decoder's front end makes of `samples`, as a new stream: what batch CMN
+    /// would subtract were they the whole utterance. Runs the front end only (no search), so it costs a small
+    /// fraction of decoding; the next `startUtteranceAtFrameZero` starts the front end afresh. Empty when the
+    /// samples are too short for a frame. The corresponding C functions are `fe_process_frames` and `fe_end_utt`.
+    public func frontEndMean(of samples: [Int16]) -> [Float] {
+        guard let fe = ps_get_fe(decoder), !samples.isEmpty else { return [] }
+        let dimension = Int(fe_get_output_size(fe))
+        guard dimension > 0 else { return [] }
+        fe_start_stream(fe)
+        _ = fe_start_utt(fe)
+        let capacity = 128
+        let block = UnsafeMutablePointer<mfcc_t>.allocate(capacity: (capacity + 1) * dimension)
+        defer { block.deallocate() }
+        var rows: [UnsafeMutablePointer<mfcc_t>?] = (0..<capacity).map { block + $0 * dimension }
+        var sum = [Double](repeating: 0, count: dimension)
+        var frames = 0
+        func add(_ count: Int) {
+            for frame in 0..<count {
+                for k in 0..<dimension { sum[k] += Double(block[frame * dimension + k]) }
+            }
+            frames += count
+        }
+        samples.withUnsafeBufferPointer { input in
+            var next: UnsafePointer<Int16>? = input.baseAddress
+            var left = input.count
+            while left > 0 {
+                var produced = Int32(capacity)
+                let before = left
+                let code = rows.withUnsafeMutableBufferPointer { fe_process_frames(fe, &next, &left, $0.baseAddress, &produced, nil) }
+                guard code >= 0 else { return }
+                add(Int(produced))
+                if produced == 0 && left == before { return }
+            }
+        }
+        var last: Int32 = 0
+        if fe_end_utt(fe, block, &last) >= 0 { add(Int(last)) }
+        guard frames > 0 else { return [] }
+        return sum.map { Float($0 / Double(frames)) }
+    }
+
     /// The live cepstral mean (CMN) the next frames are normalised with; setting it makes one utterance's
     /// features independent of the ones before. The corresponding C functions are `cmn_live_get` / `cmn_live_set`.
     public var cepstralMean: [Float] {

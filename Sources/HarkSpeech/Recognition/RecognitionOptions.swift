@@ -18,6 +18,20 @@ public struct RecognitionOptions: Sendable, Equatable {
         /// A running mean, reset to the model's initial mean at every utterance start so that results do not
         /// depend on what was heard before. Decoding happens as audio arrives.
         case live
+        /// Decoding as audio arrives, normalised with the mean of the utterance's first `meanSeconds`: nothing is
+        /// decoded until that much has arrived; then the front end alone computes its mean (as batch CMN would for
+        /// an utterance that long), the same stretch's SNR estimate chooses the noisy-speech decoder, the audio so
+        /// far is decoded, and every later block as it comes. The phone loop runs alongside in decoders of its own,
+        /// so finishing costs the last block, not a second pass. An utterance shorter than `meanSeconds` is
+        /// decoded whole when it ends, exactly as `.batch` decodes it (docs/speech.md, "Streaming").
+        case streaming(meanSeconds: Double)
+
+        /// The default streaming setting (docs/speech.md, "Streaming").
+        public static let defaultStreaming = CepstralMean.streaming(meanSeconds: 1.0)
+
+        /// Whether PocketSphinx's own CMN runs in live mode (`-cmn live`).
+        var isLive: Bool { self != .batch }
+        var isStreaming: Bool { if case .streaming = self { true } else { false } }
     }
 
     public var search: Search
@@ -30,6 +44,10 @@ public struct RecognitionOptions: Sendable, Equatable {
     public var phoneLoopBeam: Double
     /// Context-independent phones in the phone loop (`-allphone_ci`): faster, a coarser reference.
     public var phoneLoopContextIndependent: Bool
+    /// With the batch mean, run the phone loop on a decoder of its own on another thread while the grammar is
+    /// decoded, rather than after it: the same transcript and margins, sooner, for about 10 MiB more per decoder
+    /// setting (docs/speech.md, "The phone loop alongside").
+    public var phoneLoopAlongside: Bool
     /// Extra PocketSphinx arguments, e.g. `["-beam": "1e-80"]`; they override the defaults.
     public var decoderArguments: [String: String]
     /// Different decoder settings for noisy utterances (`nil`: one setting for all). Applies to whole-utterance
@@ -76,8 +94,9 @@ public struct RecognitionOptions: Sendable, Equatable {
     public init(
         search: Search = .grammar, cepstralMean: CepstralMean = .batch, measuresConfidence: Bool = true,
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
-        decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard
+        decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, phoneLoopAlongside: Bool = true
     ) {
+        self.phoneLoopAlongside = phoneLoopAlongside
         self.noisy = noisy
         self.phoneLoopBeam = phoneLoopBeam
         self.phoneLoopContextIndependent = phoneLoopContextIndependent

@@ -23,8 +23,16 @@ public final class SpeechRecognizer {
     /// How `noisyDecoder`'s margins become confidences: `NoisyDecoding.confidenceWithNoisyMeans` when it loaded
     /// the model's noisy-speech means, else the recogniser's `options.confidence`.
     let noisyConfidence: AcousticConfidence
+    /// Decoders of the phone loop alone, run alongside `decoder` and `noisyDecoder` (on another thread for a whole
+    /// utterance, `RecognitionOptions.phoneLoopAlongside`; block by block when streaming).
+    let phoneDecoder: PocketSphinxDecoder?
+    let noisyPhoneDecoder: PocketSphinxDecoder?
     let mainSearch: String
     let initialMean: [Float]
+    /// Streaming mean: the decoder pair chosen for the utterance once its first `meanSeconds` have arrived (nil
+    /// before), and the SNR estimate that chose it.
+    var streamingPair: (words: PocketSphinxDecoder, phones: PocketSphinxDecoder?)?
+    var streamingSignalToNoise: Double?
     /// The utterance as decoded: the input, or (for audio without a noise floor of its own) the microphone
     /// floor's padding, the input with the floor added, padding.
     var audio: [Int16] = []
@@ -51,7 +59,7 @@ public final class SpeechRecognizer {
 
         var arguments: [String: String] = RecognitionOptions.defaultDecoderArguments
         arguments["-hmm"] = model.acousticModel.path
-        arguments["-cmn"] = options.cepstralMean == .batch ? "batch" : "live"
+        arguments["-cmn"] = options.cepstralMean.isLive ? "live" : "batch"
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hark-recognizer-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
 
@@ -118,13 +126,24 @@ public final class SpeechRecognizer {
         }
         mainSearch = search
         decoder = try makeDecoder(arguments)
-        if let noisy = options.noisy, options.cepstralMean == .batch {
+        // A decoder of the phone loop alone, for streaming: the same model, means and front end as its partner.
+        func makePhoneDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder? {
+            guard options.measuresConfidence, options.cepstralMean.isStreaming || (options.cepstralMean == .batch && options.phoneLoopAlongside)
+            else { return nil }
+            let phones = try makeDecoder(arguments)
+            try phones.useSearch(Self.phoneSearch)
+            return phones
+        }
+        phoneDecoder = try makePhoneDecoder(arguments)
+        if let noisy = options.noisy, options.cepstralMean != .live {
             var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
             if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
             noisyDecoder = try makeDecoder(noisyArguments)
+            noisyPhoneDecoder = try makePhoneDecoder(noisyArguments)
             noisyConfidence = (model.noisyMeans != nil ? noisy.confidenceWithNoisyMeans : nil) ?? options.confidence
         } else {
             noisyDecoder = nil
+            noisyPhoneDecoder = nil
             noisyConfidence = options.confidence
         }
         initialMean = decoder.cepstralMean
@@ -135,12 +154,18 @@ public final class SpeechRecognizer {
     /// Begins an utterance (ending any unfinished one without a result).
     public func startUtterance() throws {
         if inUtterance, options.cepstralMean == .live { try? decoder.endUtterance() }
+        if inUtterance, let pair = streamingPair {
+            try? pair.words.endUtterance()
+            try? pair.phones?.endUtterance()
+        }
         audio.removeAll(keepingCapacity: true)
         inputSamples = 0
         leadingPadding = 0
         floor.restart()
         decodeSeconds = 0
         decodeCPUSeconds = 0
+        streamingPair = nil
+        streamingSignalToNoise = nil
         inUtterance = true
         if options.cepstralMean == .live {
             // Live decoding cannot look ahead at the input, so it always gets the floor.
@@ -165,9 +190,61 @@ public final class SpeechRecognizer {
             let spent = clock.elapsed()
             decodeSeconds += spent.wall
             decodeCPUSeconds += spent.cpu
+        } else if case .streaming(let meanSeconds) = options.cepstralMean {
+            let clock = DecodeClock()
+            var rest = buffer.samples[...]
+            if streamingPair == nil {
+                // The mean is always that of exactly the first `meanSeconds`, whatever the block sizes.
+                let first = Int((meanSeconds * Double(PCMFormat.speech.sampleRate)).rounded())
+                let taken = min(rest.count, max(0, first - audio.count))
+                audio.append(contentsOf: rest.prefix(taken))
+                rest = rest.dropFirst(taken)
+                if audio.count >= first { try beginStreaming(final: false) }
+            }
+            if streamingPair != nil, !rest.isEmpty {
+                let samples = leadingPadding > 0 ? floor.adding(to: Array(rest)) : Array(rest)
+                audio.append(contentsOf: samples)
+                try feedStreaming(samples)
+            }
+            let spent = clock.elapsed()
+            decodeSeconds += spent.wall
+            decodeCPUSeconds += spent.cpu
         } else {
             audio.append(contentsOf: buffer.samples)
         }
+    }
+
+    /// Streaming mean: the utterance's first stretch (`audio`, all of it when `final`) has arrived. Chooses the
+    /// decoder by its SNR estimate, adds the microphone floor if it has none (as `decodeWhole` does), starts both
+    /// decoders with the front end's mean of it and feeds it to them.
+    private func beginStreaming(final: Bool) throws {
+        let input = audio
+        let signalToNoise = SignalToNoise.estimate(input)
+        var pair: (words: PocketSphinxDecoder, phones: PocketSphinxDecoder?) = (decoder, phoneDecoder)
+        if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
+            pair = (noisyDecoder, noisyPhoneDecoder)
+        }
+        var padded = input
+        if MicrophoneFloor.lacksNoiseFloor(input) {
+            padded = floor.quiet() + floor.adding(to: input)
+            if final { padded += floor.quiet() }
+            leadingPadding = MicrophoneFloor.padding
+        }
+        audio = padded
+        let mean = pair.words.frontEndMean(of: padded)
+        for decoder in [pair.words, pair.phones].compactMap({ $0 }) {
+            try decoder.startUtteranceAtFrameZero()
+            if !mean.isEmpty { decoder.cepstralMean = mean }
+            try decoder.process(padded)
+        }
+        streamingPair = pair
+        streamingSignalToNoise = signalToNoise
+    }
+
+    private func feedStreaming(_ samples: [Int16]) throws {
+        guard let pair = streamingPair else { return }
+        try pair.words.process(samples)
+        try pair.phones?.process(samples)
     }
 
     /// Ends the utterance and returns what was heard, with the acoustic confidence.
@@ -175,6 +252,25 @@ public final class SpeechRecognizer {
         guard inUtterance else { throw SpeechRecognitionError.noUtterance }
         inUtterance = false
         if options.cepstralMean == .batch { return try decodeWhole(audio) }
+        if options.cepstralMean.isStreaming {
+            let clock = DecodeClock()
+            if streamingPair == nil {
+                guard !audio.isEmpty else {
+                    return Transcript(text: "", words: [], acousticConfidence: 0, acousticMargin: nil, audioSeconds: 0, decodeMilliseconds: 0)
+                }
+                try beginStreaming(final: true)
+            } else if leadingPadding > 0 {
+                let quiet = floor.quiet()
+                audio.append(contentsOf: quiet)
+                try feedStreaming(quiet)
+            }
+            guard let pair = streamingPair else { throw SpeechRecognitionError.noUtterance }
+            try pair.words.endUtterance()
+            try pair.phones?.endUtterance()
+            return try transcript(from: pair.words, audio: audio, inputSamples: inputSamples, leadingPadding: leadingPadding,
+                                  signalToNoise: streamingSignalToNoise, clock: clock, earlier: (decodeSeconds, decodeCPUSeconds),
+                                  phoneDecoder: pair.phones)
+        }
         let clock = DecodeClock()
         try decoder.process(floor.quiet())
         try decoder.endUtterance()
@@ -201,17 +297,27 @@ public final class SpeechRecognizer {
             audio = floor.quiet() + floor.adding(to: input) + floor.quiet()
             leadingPadding = MicrophoneFloor.padding
         }
-        try decoder.startUtteranceAtFrameZero()
-        try decoder.process(audio, fullUtterance: true)
-        try decoder.endUtterance()
+        // The phone loop on its own decoder and thread, while this one decodes the grammar: the same result as
+        // running it after, in about the time of the longer pass (docs/speech.md, "The phone loop alongside").
+        let alongside = (decoder === self.decoder ? phoneDecoder : noisyPhoneDecoder).map { PhoneLoopPass(decoder: $0, audio: audio) }
+        alongside?.start()
+        let grammar = Result { () throws -> Void in
+            try decoder.startUtteranceAtFrameZero()
+            try decoder.process(audio, fullUtterance: true)
+            try decoder.endUtterance()
+        }
+        let phones = alongside?.wait()
+        try grammar.get()
+        let earlier = (wall: 0.0, cpu: phones?.cpuSeconds ?? 0)
         return try transcript(from: decoder, audio: audio, inputSamples: input.count, leadingPadding: leadingPadding,
-                              signalToNoise: signalToNoise, clock: clock, earlier: (0, 0))
+                              signalToNoise: signalToNoise, clock: clock, earlier: earlier, phones: try phones?.segments.get())
     }
 
     /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.
     private func transcript(
         from decoder: PocketSphinxDecoder, audio: [Int16], inputSamples: Int, leadingPadding: Int, signalToNoise: Double?,
-        clock: DecodeClock, earlier: (wall: Double, cpu: Double)
+        clock: DecodeClock, earlier: (wall: Double, cpu: Double), phoneDecoder: PocketSphinxDecoder? = nil,
+        phones measured: [PocketSphinxDecoder.Segment]? = nil
     ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
         let segments = decoder.segments()
@@ -219,7 +325,7 @@ public final class SpeechRecognizer {
         var margin: Double?
         var phones: [PocketSphinxDecoder.Segment] = []
         if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
-            phones = try phoneLoop(decoder, audio: audio)
+            phones = try measured ?? phoneDecoder?.segments() ?? phoneLoop(decoder, audio: audio)
             margin = Self.margin(of: segments, reference: phones.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames, decoder: decoder)
         }
         let spent = clock.elapsed()
@@ -270,7 +376,7 @@ public final class SpeechRecognizer {
             try decoder.process(padded, fullUtterance: true)
             try decoder.endUtterance()
         }
-        let text = decoder.hypothesis()?.text ?? ""
+        let text = (options.cepstralMean.isStreaming ? streamingPair?.words : decoder)?.hypothesis()?.text ?? ""
         return text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ")
     }
 
@@ -340,5 +446,45 @@ public final class SpeechRecognizer {
         if word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++") || word == "(NULL)" { return nil }
         if word.hasSuffix(")"), let paren = word.lastIndex(of: "(") { return String(word[..<paren]) }
         return word
+    }
+}
+
+/// The phone-loop pass of a whole utterance on its own decoder and thread. It reproduces the pass that would run
+/// after the grammar pass on the same decoder: that pass starts an utterance without restarting the stream, so its
+/// front end's noise estimate is the one left by the grammar pass over the same audio; here the front end first runs
+/// over the audio alone (no search) to leave the same estimate. @unchecked Sendable: the decoder is used only by the
+/// pass's thread between `start()` and `wait()`, and the results are written before `done` is signalled.
+final class PhoneLoopPass: @unchecked Sendable {
+    let decoder: PocketSphinxDecoder
+    let audio: [Int16]
+    private(set) var segments: Result<[PocketSphinxDecoder.Segment], any Error> = .success([])
+    /// Processor seconds the pass took on its thread.
+    private(set) var cpuSeconds = 0.0
+    private let done = DispatchSemaphore(value: 0)
+
+    init(decoder: PocketSphinxDecoder, audio: [Int16]) {
+        self.decoder = decoder
+        self.audio = audio
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            let clock = DecodeClock()
+            segments = Result {
+                _ = decoder.frontEndMean(of: audio)
+                try decoder.startUtterance()
+                try decoder.process(audio, fullUtterance: true)
+                try decoder.endUtterance()
+                return decoder.segments()
+            }
+            cpuSeconds = clock.elapsed().cpu
+            done.signal()
+        }
+    }
+
+    /// Blocks until the pass is done.
+    func wait() -> PhoneLoopPass {
+        done.wait()
+        return self
     }
 }
