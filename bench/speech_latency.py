@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 """When is the answer ready? Hark's result delay after the endpoint, and its decoding cost (issue 16 item 3).
 
-The appliance decodes an utterance with a whole-utterance cepstral mean, so it cannot decode before the speech
-is over. It starts as soon as 0.3 s of quiet has followed the last speech, while the endpointer waits out the
-rest of its 0.8 s, and hands over that result at the endpoint (`UtteranceListener`, docs/speech.md). This
-script measures, through `hark recognize --stream --json` (the file fed to the endpointer in 100 ms blocks at
-real-time pace, as the microphone delivers it):
+Ways the appliance can decode an endpointed utterance (`UtteranceListener`, docs/speech.md):
 
-* result delay: milliseconds from the endpointer's decision to the transcript (`result_delay_ms`), with the
-  decoding started during the silence (now) and only at the endpoint (`--decoded-tail 0.8`, what Hark did
-  before: its delay is the whole decoding, so that run is not paced);
+* streaming (`--cmn stream`): decoded as the audio arrives, with the cepstral mean of its first second, the phone
+  loop alongside; at the endpoint only the last blocks remain;
+* during the silence (the batch mean, the default): the whole utterance is decoded as soon as 0.3 s of quiet has
+  followed the last speech, while the endpointer waits out the rest of its 0.8 s, with the phone-loop pass on
+  another thread alongside the grammar pass (`silence`) or after it on the same decoder (`silence-after`, Hark
+  before 2026-12-05);
+* at the endpoint (`--decoded-tail 0.8`, what Hark did first): its delay is the whole decoding, so that run is not
+  paced.
+
+This script measures each through `hark recognize --stream --json` (the file fed to the endpointer in 100 ms blocks
+at real-time pace, as the microphone delivers it):
+
+* result delay: milliseconds from the endpointer's decision to the transcript (`result_delay_ms`);
 * real-time factor: processor seconds of decoding (both passes, `decode_cpu_ms`) per second of audio decoded;
-* accuracy of the two: the decoded audio differs (0.3 s of the trailing quiet against 0.8 s), so both are
-  scored, home commands by intent (accepted and right), barista orders by the benchmark's rule (score.py).
+* accuracy: the decoded audio and the mean differ, so each is scored, home commands by intent (accepted and
+  right), barista orders by the benchmark's rule (score.py).
 
 Inputs, none tuned on: home commands = the unseen home paraphrases (bench/data/home-paraphrases.jsonl) spoken
 by flite's four voices; barista orders = clips of the speech-to-intent benchmark's chosen half. Each gets 0.5 s
@@ -20,6 +26,7 @@ of quiet before and 1.5 s after (a speaker stops; the room goes on), then the be
 own rule (mix.py: frame-energy SNR, peak 0.5; seed 20240601), or nothing for "clean".
 
 usage: python3 bench/speech_latency.py [--clips 30] [--snr clean 12 6] [--half test] [--hark PATH]
+                                     [--modes streaming silence silence-after endpoint]
 writes bench/out/latency/latency.json and bench/out/latency/report.md
 needs: a release build (swift build -c release), and bash scripts/setup-bench.sh (sox, flite, numpy)
 """
@@ -108,8 +115,18 @@ def write_condition(items, condition, mixer, directory, seed):
     return paths
 
 
-def recognize(hark, workspace, files, tail, paced):
-    argv = [hark, "recognize", "--workspace", workspace, "--stream", "--decoded-tail", str(tail), "--json"]
+# mode: (label in the report, decoded tail, paced, extra arguments)
+MODES = {
+    "streaming": ("streaming (`--cmn stream`)", 0.3, True, ["--cmn", "stream"]),
+    "silence": ("during the silence (batch mean)", 0.3, True, ["--cmn", "batch"]),
+    "silence-after": ("during the silence, phone loop after the grammar (before 2026-12-05)", 0.3, True,
+                      ["--cmn", "batch", "--phone-loop", "after"]),
+    "endpoint": ("at the endpoint (batch mean)", 0.8, False, ["--cmn", "batch"]),
+}
+
+
+def recognize(hark, workspace, files, tail, paced, extra=()):
+    argv = [hark, "recognize", "--workspace", workspace, "--stream", "--decoded-tail", str(tail), "--json", *extra]
     if not paced:
         argv.append("--unpaced")
     # Exit status 65 means some file had no speech: its line says so and is scored as a miss.
@@ -176,6 +193,7 @@ def main():
     ap.add_argument("--half", choices=["dev", "test"], default="test")
     ap.add_argument("--seed", type=int, default=speechlib.SEED)
     ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
+    ap.add_argument("--modes", nargs="+", choices=list(MODES), default=["silence", "silence-after", "endpoint"])
     args = ap.parse_args()
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_latency: no hark binary at {args.hark} (swift build -c release)")
@@ -190,21 +208,20 @@ def main():
     barista = barista_inputs(args.clips, args.half, mixer)
     sets = [("home", home, os.path.join(ROOT, "Intents", "home.json"), 100),
             ("barista", barista, os.path.join(ROOT, "Intents", "barista.json"), 150)]
-    results = {"machine": machine(), "clips": args.clips, "half": args.half, "seed": args.seed, "conditions": {}}
+    results = {"machine": machine(), "clips": args.clips, "half": args.half, "seed": args.seed, "modes": args.modes,
+               "conditions": {}}
     for condition in args.snr:
         for name, items, workspace, budget in sets:
             paths = write_condition(items, condition, mixer, os.path.join(work, name, condition), args.seed)
             files = [paths[i["id"]] for i in items]
-            log(f"{name} {condition}: {len(files)} clips, real-time pace")
-            now = recognize(args.hark, workspace, files, 0.3, paced=True)
-            log(f"{name} {condition}: decoding only at the endpoint")
-            before = recognize(args.hark, workspace, files, 0.8, paced=False)
-            results["conditions"][f"{name} {condition}"] = {
-                "set": name, "condition": condition, "budget_ms": budget,
-                "now": summarise(items, now, labels, score, budget),
-                "before": summarise(items, before, labels, score, budget),
-                "rows": {"now": now, "before": before},
-            }
+            entry = {"set": name, "condition": condition, "budget_ms": budget, "rows": {}}
+            for mode in args.modes:
+                _, tail, paced, extra = MODES[mode]
+                log(f"{name} {condition}: {len(files)} clips, {mode}{'' if paced else ' (not paced)'}")
+                rows = recognize(args.hark, workspace, files, tail, paced, extra)
+                entry[mode] = summarise(items, rows, labels, score, budget)
+                entry["rows"][mode] = rows
+            results["conditions"][f"{name} {condition}"] = entry
     results["load_after"] = [round(x, 2) for x in os.getloadavg()]
     with open(os.path.join(OUT, "latency.json"), "w") as f:
         json.dump(results, f, indent=1)
@@ -221,8 +238,9 @@ def render(results):
              "| set | condition | decoding | right | no speech found | result delay p50 / p95 / max ms | within budget | RTF median / max |",
              "|---|---|---|---|---|---|---|---|"]
     for key, c in results["conditions"].items():
-        for label, s in (("during the silence (now)", c["now"]), ("at the endpoint (before)", c["before"])):
-            lines.append(f"| {c['set']} | {c['condition']} | {label} | {s['right']}/{s['clips']} | "
+        for mode in results["modes"]:
+            label, s = MODES[mode][0], c[mode]
+            lines.append(f"| {c['set']} | {c['condition']} | {label} | {s['right']}/{s['clips']} | {s['no_speech_found']} | "
                          f"{s['delay_p50_ms']:.0f} / {s['delay_p95_ms']:.0f} / {s['delay_max_ms']:.0f} | "
                          f"{s['within_budget']}/{s['clips'] - s['no_speech_found']} (≤ {c['budget_ms']} ms) | {s['rtf_median']:.3f} / {s['rtf_max']:.3f} |")
     return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ enum RecognizeCommand: Command {
     static let name = "recognize"
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
-        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after]
+        USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
                               [--noisy-below DB|off] [--denoise DB]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
@@ -21,6 +21,9 @@ enum RecognizeCommand: Command {
           --search S        grammar (default: only the workspace's sentences) or ngram (a trigram model of them;
                             its acoustic confidence is not calibrated yet, so only the intent confidence decides)
           --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
+          --background-seconds S
+                            the first S seconds of each file are the room before the speech: not decoded, only
+                            heard by the front end's noise estimate (docs/speech.md, "Background before the speech")
           --phone-loop W    alongside (default: the phone-loop pass runs on its own decoder and thread while the
                             grammar is decoded) or after (on the same decoder, after the grammar pass: the same
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
@@ -81,6 +84,8 @@ enum RecognizeCommand: Command {
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")
         let noConfidence = try args.flag("--no-confidence")
+        let backgroundSeconds = try args.option("--background-seconds", parse: { Double($0).flatMap { $0 > 0 && $0 <= 30 ? $0 : nil } },
+                                                expected: "seconds, more than 0 and at most 30")
         let phoneLoop = try args.option("--phone-loop", parse: { ["alongside": true, "after": false][$0] }, expected: "alongside or after")
         let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
         let noisyBelow = try args.option("--noisy-below", parse: { text -> Double?? in
@@ -92,6 +97,9 @@ enum RecognizeCommand: Command {
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
         if (decodedTail != nil || unpaced) && !stream { throw UsageError(message: "--decoded-tail and --unpaced need --stream") }
+        if backgroundSeconds != nil && (stream || (cmn ?? .batch) != .batch) {
+            throw UsageError(message: "--background-seconds decodes each file whole with the batch mean: not with --stream or --cmn live/stream")
+        }
         let workspace = try loadWorkspace(workspacePath)
         var options = RecognitionOptions(search: search, cepstralMean: cmn ?? .batch, measuresConfidence: !noConfidence && search == .grammar)
         if let decoderArgs { options.decoderArguments = decoderArgs }
@@ -121,6 +129,9 @@ enum RecognizeCommand: Command {
                 if stream {
                     (transcript, endpoint) = try streamed(audio, file: file, recognizer: recognizer,
                                                           decodedTail: decodedTail ?? UtteranceListener.defaultDecodedTail, paced: !unpaced)
+                } else if let backgroundSeconds {
+                    let split = min(audio.samples.count, Int(backgroundSeconds * Double(PCMFormat.speech.sampleRate)))
+                    transcript = try recognizer.decodeWhole(Array(audio.samples[split...]), background: Array(audio.samples[..<split]))
                 } else {
                     transcript = try recognizer.recognize(audio)
                 }

@@ -156,6 +156,15 @@ struct RecognizerTests {
             noisy = noisy || a.noisyDecoding
         }
         #expect(noisy)
+        // With the room's sound before the utterance heard first (not decoded), the same holds, and word times still
+        // count from the utterance.
+        let room = try NoisyDecodingTests.goForward(noiseRMS: 600).samples
+        let background = Array(room[..<8000]), speech = Array(room[8000...])
+        let a = try alongside.decodeWhole(speech, background: background), b = try after.decodeWhole(speech, background: background)
+        #expect(a.text == b.text && a.words == b.words && a.acousticMargin == b.acousticMargin)
+        let plain = try after.decodeWhole(speech)
+        #expect(a.words.map(\.text) == plain.words.map(\.text))
+        for (x, y) in zip(a.words, plain.words) { #expect(abs(x.start - y.start) <= 0.05 && abs(x.end - y.end) <= 0.05, "\(x) vs \(y)") }
     }
 
     @Test("Streaming decodes from the first second on, with its mean; a shorter utterance is decoded whole at its end")

@@ -161,11 +161,12 @@ public final class PocketSphinxDecoder {
     /// would subtract were they the whole utterance. Runs the front end only (no search), so it costs a small
     /// fraction of decoding; the next `startUtteranceAtFrameZero` starts the front end afresh. Empty when the
     /// samples are too short for a frame. The corresponding C functions are `fe_process_frames` and `fe_end_utt`.
-    public func frontEndMean(of samples: [Int16]) -> [Float] {
+    /// With `newStream` false the front end's noise estimate goes on from where it was (the stream is not restarted).
+    public func frontEndMean(of samples: [Int16], newStream: Bool = true) -> [Float] {
         guard let fe = ps_get_fe(decoder), !samples.isEmpty else { return [] }
         let dimension = Int(fe_get_output_size(fe))
         guard dimension > 0 else { return [] }
-        fe_start_stream(fe)
+        if newStream { fe_start_stream(fe) }
         _ = fe_start_utt(fe)
         let capacity = 128
         let block = UnsafeMutablePointer<mfcc_t>.allocate(capacity: (capacity + 1) * dimension)

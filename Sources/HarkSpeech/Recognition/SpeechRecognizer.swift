@@ -282,7 +282,11 @@ public final class SpeechRecognizer {
     /// utterance's audio, callable on any audio without starting an utterance, and without touching one in
     /// progress. `UtteranceListener` decodes a prefix of an utterance with it while the endpointer is still
     /// waiting out the trailing silence. The same input always gives the same transcript.
-    public func decodeWhole(_ input: [Int16]) throws -> Transcript {
+    ///
+    /// `background`: audio heard just before `input` (the room before the speaker started), not decoded; the
+    /// front end runs over it first, so PocketSphinx's noise estimate (`-remove_noise`) has settled on the room
+    /// when the utterance begins rather than during its first words (docs/speech.md, "Background before the speech").
+    public func decodeWhole(_ input: [Int16], background: [Int16] = []) throws -> Transcript {
         guard options.cepstralMean == .batch else { throw SpeechRecognitionError.wholeUtteranceNeedsBatchMean }
         let clock = DecodeClock()
         var decoder = self.decoder
@@ -299,10 +303,17 @@ public final class SpeechRecognizer {
         }
         // The phone loop on its own decoder and thread, while this one decodes the grammar: the same result as
         // running it after, in about the time of the longer pass (docs/speech.md, "The phone loop alongside").
-        let alongside = (decoder === self.decoder ? phoneDecoder : noisyPhoneDecoder).map { PhoneLoopPass(decoder: $0, audio: audio) }
+        let alongside = (decoder === self.decoder ? phoneDecoder : noisyPhoneDecoder).map {
+            PhoneLoopPass(decoder: $0, audio: audio, background: background)
+        }
         alongside?.start()
         let grammar = Result { () throws -> Void in
-            try decoder.startUtteranceAtFrameZero()
+            if background.isEmpty {
+                try decoder.startUtteranceAtFrameZero()
+            } else {
+                _ = decoder.frontEndMean(of: background)
+                try decoder.startUtterance()
+            }
             try decoder.process(audio, fullUtterance: true)
             try decoder.endUtterance()
         }
@@ -457,21 +468,29 @@ public final class SpeechRecognizer {
 final class PhoneLoopPass: @unchecked Sendable {
     let decoder: PocketSphinxDecoder
     let audio: [Int16]
+    /// Audio before the utterance that the grammar pass's front end ran over first (`decodeWhole`).
+    let background: [Int16]
     private(set) var segments: Result<[PocketSphinxDecoder.Segment], any Error> = .success([])
     /// Processor seconds the pass took on its thread.
     private(set) var cpuSeconds = 0.0
     private let done = DispatchSemaphore(value: 0)
 
-    init(decoder: PocketSphinxDecoder, audio: [Int16]) {
+    init(decoder: PocketSphinxDecoder, audio: [Int16], background: [Int16] = []) {
         self.decoder = decoder
         self.audio = audio
+        self.background = background
     }
 
     func start() {
         Thread.detachNewThread { [self] in
             let clock = DecodeClock()
             segments = Result {
-                _ = decoder.frontEndMean(of: audio)
+                if background.isEmpty {
+                    _ = decoder.frontEndMean(of: audio)
+                } else {
+                    _ = decoder.frontEndMean(of: background)
+                    _ = decoder.frontEndMean(of: audio, newStream: false)
+                }
                 try decoder.startUtterance()
                 try decoder.process(audio, fullUtterance: true)
                 try decoder.endUtterance()
