@@ -23,7 +23,8 @@ enum RecognizeCommand: Command {
           --no-confidence   skip the phone-loop pass (faster; every transcript then counts as a good fit)
           --background-seconds S
                             the first S seconds of each file are the room before the speech: not decoded, only
-                            heard by the front end's noise estimate (docs/speech.md, "Background before the speech")
+                            heard by the front end's noise estimate (an experiment that did not help:
+                            docs/speech.md, "Endpointed utterances in noise")
           --phone-loop W    alongside (default: the phone-loop pass runs on its own decoder and thread while the
                             grammar is decoded) or after (on the same decoder, after the grammar pass: the same
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
@@ -33,7 +34,8 @@ enum RecognizeCommand: Command {
           --cmn M           cepstral mean normalisation: batch (default: over the whole utterance, so decoding waits for
                             its end), live (a running mean, so the audio is decoded as it arrives; an experiment for
                             decoding while the speaker talks, docs/speech.md) or stream (decoded as it arrives, with
-                            the mean of the first second, stream:S of the first S seconds; docs/speech.md, "Streaming")
+                            the mean of the first second, stream:S of the first S seconds; less accurate in noise:
+                            docs/speech.md, "Streaming with the first seconds' mean")
           --decoder-args A  extra PocketSphinx arguments for both decoders, as name-value pairs in one argument
                             (e.g. "-maxhmmpf 3000 -beam 1e-60"), overriding Hark's: for experiments (docs/speech.md)
           --stream          feed each file to the endpointer in 100 ms blocks at real-time pace, as the microphone

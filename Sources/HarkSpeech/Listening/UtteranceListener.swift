@@ -16,7 +16,7 @@ import HarkAudio
 /// arrives instead. With a streaming mean (`RecognitionOptions.CepstralMean.streaming`) the listener's thread
 /// feeds the recogniser as audio arrives, holding back what lies more than `decodedTail` after the last speech
 /// until speech resumes: the decoded audio is the batch mean's, and at the end only the last blocks remain to
-/// decode (docs/speech.md, "Streaming").
+/// decode (docs/speech.md, "Streaming with the first seconds' mean").
 ///
 /// Not Sendable: drive it from one thread. The recogniser is used by the listener's own decoding thread while
 /// an utterance is in progress; do not use it elsewhere at the same time.

@@ -23,10 +23,11 @@ public struct RecognitionOptions: Sendable, Equatable {
         /// an utterance that long), the same stretch's SNR estimate chooses the noisy-speech decoder, the audio so
         /// far is decoded, and every later block as it comes. The phone loop runs alongside in decoders of its own,
         /// so finishing costs the last block, not a second pass. An utterance shorter than `meanSeconds` is
-        /// decoded whole when it ends, exactly as `.batch` decodes it (docs/speech.md, "Streaming").
+        /// decoded whole when it ends, with its own mean as `.batch` would (the phone loop's front end starts afresh,
+        /// so its margins differ a little from `.batch`'s) (docs/speech.md, "Streaming with the first seconds' mean").
         case streaming(meanSeconds: Double)
 
-        /// The default streaming setting (docs/speech.md, "Streaming").
+        /// The default streaming setting (docs/speech.md, "Streaming with the first seconds' mean").
         public static let defaultStreaming = CepstralMean.streaming(meanSeconds: 1.0)
 
         /// Whether PocketSphinx's own CMN runs in live mode (`-cmn live`).

@@ -285,7 +285,8 @@ public final class SpeechRecognizer {
     ///
     /// `background`: audio heard just before `input` (the room before the speaker started), not decoded; the
     /// front end runs over it first, so PocketSphinx's noise estimate (`-remove_noise`) has settled on the room
-    /// when the utterance begins rather than during its first words (docs/speech.md, "Background before the speech").
+    /// when the utterance begins rather than during its first words. Measured, it did not help (docs/speech.md,
+    /// "Endpointed utterances in noise"); nothing passes it by default.
     public func decodeWhole(_ input: [Int16], background: [Int16] = []) throws -> Transcript {
         guard options.cepstralMean == .batch else { throw SpeechRecognitionError.wholeUtteranceNeedsBatchMean }
         let clock = DecodeClock()
