@@ -14,6 +14,15 @@ struct UtteranceListenerTests {
         try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
     }
 
+    /// The recording cut where the endpointer hears its speech end (without its own trailing quiet).
+    static func goForwardUntilItsLastSpeech() throws -> PCMBuffer {
+        let recording = try goForward()
+        let probe = try Endpointer()
+        try probe.process(recording)
+        let speechEnd = try #require(probe.speechEndSample)
+        return PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
+    }
+
     static func quiet(_ seconds: Double) -> PCMBuffer {
         PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: Int(seconds * Double(rate))))
     }
@@ -69,11 +78,7 @@ struct UtteranceListenerTests {
         let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
         // The recording without its own trailing quiet, then a pause longer than the decoded tail (0.3 s) and
         // shorter than the endpointer's 0.8 s.
-        let recording = try Self.goForward()
-        let probe = try Endpointer()
-        try probe.process(recording)
-        let speechEnd = try #require(probe.speechEndSample)
-        let clip = PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
+        let clip = try Self.goForwardUntilItsLastSpeech()
         var stream = Self.quiet(0.5)
         stream.append(clip)
         stream.append(Self.quiet(0.55))
@@ -202,11 +207,7 @@ struct StreamingListenerTests {
         let recognizer = try Self.streaming()
         let endpointer = try Endpointer()
         let listener = UtteranceListener(recognizer: recognizer, endpointer: endpointer)
-        let recording = try UtteranceListenerTests.goForward()
-        let probe = try Endpointer()
-        try probe.process(recording)
-        let speechEnd = try #require(probe.speechEndSample)
-        let clip = PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
+        let clip = try UtteranceListenerTests.goForwardUntilItsLastSpeech()
 
         // An utterance begun, then a reset: nothing of it reaches the next one.
         var partial = UtteranceListenerTests.quiet(0.5)
