@@ -23,6 +23,17 @@ struct UtteranceListenerTests {
         return PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
     }
 
+    /// `clip` twice, 0.55 s apart (longer than the decoded tail, shorter than the endpointer's trailing silence),
+    /// with quiet before and after.
+    static func twiceWithAPause(_ clip: PCMBuffer) -> PCMBuffer {
+        var stream = quiet(0.5)
+        stream.append(clip)
+        stream.append(quiet(0.55))
+        stream.append(clip)
+        stream.append(quiet(1.5))
+        return stream
+    }
+
     static func quiet(_ seconds: Double) -> PCMBuffer {
         PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: Int(seconds * Double(rate))))
     }
@@ -79,12 +90,7 @@ struct UtteranceListenerTests {
         // The recording without its own trailing quiet, then a pause longer than the decoded tail (0.3 s) and
         // shorter than the endpointer's 0.8 s.
         let clip = try Self.goForwardUntilItsLastSpeech()
-        var stream = Self.quiet(0.5)
-        stream.append(clip)
-        stream.append(Self.quiet(0.55))
-        stream.append(clip)
-        stream.append(Self.quiet(1.5))
-        let (transcript, _, _) = try Self.feed(listener, stream)
+        let (transcript, _, _) = try Self.feed(listener, Self.twiceWithAPause(clip))
         let heard = try #require(transcript)
         #expect(listener.decodingsStarted == 2)
         // Both clips and the pause between them were decoded as one utterance.
@@ -220,12 +226,7 @@ struct StreamingListenerTests {
         listener.reset()
         #expect(listener.streamedSamples == 0)
 
-        var stream = UtteranceListenerTests.quiet(0.5)
-        stream.append(clip)
-        stream.append(UtteranceListenerTests.quiet(0.55))
-        stream.append(clip)
-        stream.append(UtteranceListenerTests.quiet(1.5))
-        let (transcript, _, _) = try UtteranceListenerTests.feed(listener, stream)
+        let (transcript, _, _) = try UtteranceListenerTests.feed(listener, UtteranceListenerTests.twiceWithAPause(clip))
         let heard = try #require(transcript)
         #expect(heard.audioSeconds > 2 * clip.duration + 0.5)
         let start = try #require(endpointer.speechStartSample)
