@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Endpointed utterances against whole files in noise (issue 16 item 5; docs/speech.md, "Endpointed utterances in noise").
+
+The speech benchmark decodes whole files; `hark run` decodes what its endpointer cuts: the utterance from 0.3 s
+before the detected speech to 0.3 s after its last speech (`Endpointer`, `UtteranceListener`). This script measures
+what that costs and how much of it comes back with more of the room kept before the speech:
+
+1. mixes the speech-to-intent benchmark's dev clips `4…`–`7…` (159 orders) with its kitchen noise by its own mixer
+   and seed (20240601), and with any `--noise NAME=WAV` (16 kHz mono) by the same rule at seed 5;
+2. finds each clip's cut with a Python copy of `HarkAudio/Endpointer.swift` (its defaults: 10 ms frames, levels
+   averaged over 50 ms, the quietest level of the last 2 s as the floor, start 12 dB above it for 0.1 s, continue
+   8 dB above it, end after 0.8 s below), first checked against `hark recognize --stream --unpaced` on `--check`
+   clips (the decoded length must agree to 10 ms);
+3. decodes, with `hark recognize --json` and Hark's defaults, the whole file and the cut with 0.3 s (today), 1.0 s and
+   1.5 s of the room before the speech (as much as the file has), always ending 0.3 s after the last speech;
+4. scores each by the benchmark's rule (score.py: intent and every slot right; a rejection is wrong).
+
+usage: python3 bench/speech_endpointed.py [--snr 6 12] [--noise pink=BANK/pink.wav ...] [--pre 0.3 1.0 1.5]
+                                          [--check 20] [--hark PATH]
+       (BANK from `python3 scripts/adapt/general_noise.py bank BANK --seed 11`)
+writes bench/out/endpointed/ (mixes, cuts, one JSONL per decoded set) and prints the table.
+needs: a release build of hark; numpy and sox (bash scripts/setup-bench.sh)
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import wave
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "adapt"))
+import domain  # noqa: E402
+import hark_eval  # noqa: E402
+
+OUT = os.path.join(ROOT, "bench", "out", "endpointed")
+RATE = 16000
+
+
+def read(path):
+    with wave.open(path) as w:
+        if w.getframerate() != RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
+            sys.exit(f"speech_endpointed: {path}: expected 16 kHz mono 16-bit WAV")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64)
+
+
+def write(path, samples):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes())
+
+
+def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
+             padding=0.3, window=2.0, minimum_level=-70.0):
+    """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them;
+    None when it hears no speech."""
+    frames = x[: len(x) // 160 * 160].reshape(-1, 160)
+    power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
+    recent, floor, candidate, count, start, end, silent = [], None, None, 0, None, None, 0
+    for i in range(len(frames)):
+        level = max(-100.0, 10 * np.log10(power[max(0, i - 4): i + 1].mean()))
+        judged = floor if floor is not None else level
+        recent.append(level)
+        if len(recent) > int(window * 100):
+            recent.pop(0)
+        floor = min(recent)
+        loud = level >= minimum_level
+        starts, continues = loud and level >= judged + start_threshold, loud and level >= judged + continue_threshold
+        if start is None:
+            if starts or (continues and candidate is not None):
+                candidate = i if candidate is None else candidate
+                count += 1
+            else:
+                candidate, count = None, 0
+            if candidate is not None and count >= int(minimum_speech * 100):
+                start, end, silent = max(0, candidate - int(padding * 100)), i + 1, 0
+        else:
+            if continues:
+                silent, end = 0, i + 1
+            else:
+                silent += 1
+            if silent >= int(round(trailing * 100)) or i + 1 - start >= int(maximum * 100):
+                break
+    return None if start is None else (start, end)
+
+
+def mix_other(clean_dir, noise_path, out_dir, snr):
+    """The benchmark's rule (mix.py): max 2048-sample frame energy of speech over noise = 10^(SNR/10), peak 0.5."""
+    noise = read(noise_path) / 32768.0
+    rng = np.random.default_rng(5)
+
+    def peak_energy(p):
+        n = p.size // 2048
+        return float((p[: n * 2048].reshape(n, 2048) ** 2).sum(1).max())
+
+    os.makedirs(out_dir, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(clean_dir, "*.wav"))):
+        speech = read(path) / 32768.0
+        if speech.size >= noise.size:
+            sys.exit(f"speech_endpointed: {noise_path} is shorter than {path}")
+        start = int(rng.integers(0, noise.size - speech.size))
+        segment = noise[start: start + speech.size]
+        mixed = speech + np.sqrt(peak_energy(speech) / (peak_energy(segment) * 10 ** (snr / 10))) * segment
+        write(os.path.join(out_dir, os.path.basename(path)), mixed / (2 * np.max(np.abs(mixed))) * 32767)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--snr", nargs="+", default=["6", "12"], help="kitchen SNRs (and clean with 'clean')")
+    ap.add_argument("--noise", action="append", default=[], metavar="NAME=WAV", help="another noise, mixed at 6 dB")
+    ap.add_argument("--pre", type=float, nargs="+", default=[0.3, 1.0, 1.5])
+    ap.add_argument("--check", type=int, default=20)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
+    args = ap.parse_args()
+    if not os.access(args.hark, os.X_OK):
+        sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
+    mix = os.path.join(OUT, "mix-20240601")
+    if not os.path.exists(os.path.join(mix, ".done")):
+        subprocess.run([sys.executable, os.path.join(domain.speech_dir(), "mix.py"), mix, "--half", "dev", "--snr", "6", "9",
+                        "12"], check=True, stdout=subprocess.DEVNULL)
+        open(os.path.join(mix, ".done"), "w").close()
+    conditions = [(f"kitchen {s}" if s != "clean" else "clean", os.path.join(mix, "clean" if s == "clean" else f"{s}db"))
+                  for s in args.snr]
+    for spec in args.noise:
+        name, _, path = spec.partition("=")
+        folder = os.path.join(OUT, f"mix-{name}-6db")
+        if not os.path.exists(os.path.join(folder, ".done")):
+            clean = os.path.join(OUT, "clean-4567")
+            os.makedirs(clean, exist_ok=True)
+            for p in glob.glob(os.path.join(mix, "clean", "[4567]*.wav")):
+                if not os.path.exists(os.path.join(clean, os.path.basename(p))):
+                    os.symlink(p, os.path.join(clean, os.path.basename(p)))
+            mix_other(clean, path, folder, 6)
+            open(os.path.join(folder, ".done"), "w").close()
+        conditions.append((f"{name} 6", folder))
+
+    labels, score = domain.labels(), hark_eval.score_module()
+    # The Python endpointer must cut where the Swift one does.
+    first = conditions[0][1]
+    probe = sorted(glob.glob(os.path.join(first, "[4567]*.wav")))[: args.check]
+    streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced"], probe, args.jobs)
+    for path in probe:
+        cut = endpoint(read(path))
+        row = streamed[os.path.basename(path)[:-4]]
+        mine = 0 if cut is None else (cut[1] - cut[0]) / 100 + 0.3
+        if abs(mine - (row.get("audio_seconds") or 0)) > 0.011:
+            sys.exit(f"speech_endpointed: {path}: the Python endpointer's cut ({mine:.2f} s) differs from hark's "
+                     f"({row.get('audio_seconds')} s); update endpoint() to match HarkAudio/Endpointer.swift")
+    print(f"speech_endpointed: the Python endpointer matches hark's cuts on {len(probe)} clips", file=sys.stderr)
+
+    table = {}
+    for name, folder in conditions:
+        files = sorted(glob.glob(os.path.join(folder, "[4567]*.wav")))
+        sets = {"whole file": files}
+        for pre in args.pre:
+            out = os.path.join(OUT, "cuts", f"{name.replace(' ', '-')}-pre{pre:g}")
+            os.makedirs(out, exist_ok=True)
+            cut_files = []
+            for path in files:
+                x = read(path)
+                cut = endpoint(x) or (0, len(x) // 160)
+                a = max(0, int((cut[0] / 100 - (pre - 0.3)) * RATE))
+                b = min(len(x), int((cut[1] / 100 + 0.3) * RATE))
+                target = os.path.join(out, os.path.basename(path))
+                write(target, x[a:b])
+                cut_files.append(target)
+            sets[f"{pre:g} s before"] = cut_files
+        for label, chosen in sets.items():
+            cache = os.path.join(OUT, "runs", f"{name.replace(' ', '-')}-{label.replace(' ', '-')}.jsonl")
+            rows = hark_eval.cached(cache, lambda: hark_eval.scored(
+                hark_eval.recognise_with(args.hark, [], chosen, args.jobs), labels, score), reuse=False)
+            table[(name, label)] = sum(r["right"] for r in rows.values())
+            print(f"speech_endpointed: {name}, {label}: {table[(name, label)]}/{len(files)}", file=sys.stderr)
+    labels_order = [f"{p:g} s before" for p in args.pre] + ["whole file"]
+    print("| room kept before the speech | " + " | ".join(n for n, _ in conditions) + " |")
+    print("|---" * (len(conditions) + 1) + "|")
+    for label in labels_order:
+        print(f"| {label} | " + " | ".join(str(table[(n, label)]) for n, _ in conditions) + " |")
+
+
+if __name__ == "__main__":
+    main()
