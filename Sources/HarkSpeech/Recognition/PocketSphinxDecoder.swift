@@ -169,7 +169,7 @@ public final class PocketSphinxDecoder {
         if newStream { fe_start_stream(fe) }
         _ = fe_start_utt(fe)
         let capacity = 128
-        let block = UnsafeMutablePointer<mfcc_t>.allocate(capacity: (capacity + 1) * dimension)
+        let block = UnsafeMutablePointer<mfcc_t>.allocate(capacity: capacity * dimension)
         defer { block.deallocate() }
         var rows: [UnsafeMutablePointer<mfcc_t>?] = (0..<capacity).map { block + $0 * dimension }
         var sum = [Double](repeating: 0, count: dimension)

@@ -220,10 +220,7 @@ public final class SpeechRecognizer {
     private func beginStreaming(final: Bool) throws {
         let input = audio
         let signalToNoise = SignalToNoise.estimate(input)
-        var pair: (words: PocketSphinxDecoder, phones: PocketSphinxDecoder?) = (decoder, phoneDecoder)
-        if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
-            pair = (noisyDecoder, noisyPhoneDecoder)
-        }
+        let pair = decoders(for: signalToNoise)
         var padded = input
         if MicrophoneFloor.lacksNoiseFloor(input) {
             padded = floor.quiet() + floor.adding(to: input)
@@ -239,6 +236,15 @@ public final class SpeechRecognizer {
         }
         streamingPair = pair
         streamingSignalToNoise = signalToNoise
+    }
+
+    /// The decoder for audio whose SNR estimate is `signalToNoise` (the noisy-speech one below `options.noisy`'s
+    /// threshold), and its phone-loop partner when there is one.
+    private func decoders(for signalToNoise: Double?) -> (words: PocketSphinxDecoder, phones: PocketSphinxDecoder?) {
+        if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
+            return (noisyDecoder, noisyPhoneDecoder)
+        }
+        return (decoder, phoneDecoder)
     }
 
     private func feedStreaming(_ samples: [Int16]) throws {
@@ -269,7 +275,7 @@ public final class SpeechRecognizer {
             try pair.phones?.endUtterance()
             return try transcript(from: pair.words, audio: audio, inputSamples: inputSamples, leadingPadding: leadingPadding,
                                   signalToNoise: streamingSignalToNoise, clock: clock, earlier: (decodeSeconds, decodeCPUSeconds),
-                                  phoneDecoder: pair.phones)
+                                  phones: pair.phones?.segments())
         }
         let clock = DecodeClock()
         try decoder.process(floor.quiet())
@@ -290,11 +296,8 @@ public final class SpeechRecognizer {
     public func decodeWhole(_ input: [Int16], background: [Int16] = []) throws -> Transcript {
         guard options.cepstralMean == .batch else { throw SpeechRecognitionError.wholeUtteranceNeedsBatchMean }
         let clock = DecodeClock()
-        var decoder = self.decoder
         let signalToNoise = SignalToNoise.estimate(input)
-        if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
-            decoder = noisyDecoder
-        }
+        let (decoder, phoneDecoder) = decoders(for: signalToNoise)
         var audio = input
         var leadingPadding = 0
         if MicrophoneFloor.lacksNoiseFloor(input) {
@@ -304,7 +307,7 @@ public final class SpeechRecognizer {
         }
         // The phone loop on its own decoder and thread, while this one decodes the grammar: the same result as
         // running it after, in about the time of the longer pass (docs/speech.md, "The phone loop alongside").
-        let alongside = (decoder === self.decoder ? phoneDecoder : noisyPhoneDecoder).map {
+        let alongside = phoneDecoder.map {
             PhoneLoopPass(decoder: $0, audio: audio, background: background)
         }
         alongside?.start()
@@ -328,8 +331,7 @@ public final class SpeechRecognizer {
     /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.
     private func transcript(
         from decoder: PocketSphinxDecoder, audio: [Int16], inputSamples: Int, leadingPadding: Int, signalToNoise: Double?,
-        clock: DecodeClock, earlier: (wall: Double, cpu: Double), phoneDecoder: PocketSphinxDecoder? = nil,
-        phones measured: [PocketSphinxDecoder.Segment]? = nil
+        clock: DecodeClock, earlier: (wall: Double, cpu: Double), phones measured: [PocketSphinxDecoder.Segment]? = nil
     ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
         let segments = decoder.segments()
@@ -337,7 +339,7 @@ public final class SpeechRecognizer {
         var margin: Double?
         var phones: [PocketSphinxDecoder.Segment] = []
         if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
-            phones = try measured ?? phoneDecoder?.segments() ?? phoneLoop(decoder, audio: audio)
+            phones = try measured ?? phoneLoop(decoder, audio: audio)
             margin = Self.margin(of: segments, reference: phones.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames, decoder: decoder)
         }
         let spent = clock.elapsed()
