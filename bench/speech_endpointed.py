@@ -33,21 +33,22 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "adapt"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 import domain  # noqa: E402
 import hark_eval  # noqa: E402
+import speechlib  # noqa: E402
 
 OUT = os.path.join(ROOT, "bench", "out", "endpointed")
 RATE = 16000
 
 
 def read(path):
-    with wave.open(path) as w:
-        if w.getframerate() != RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
-            sys.exit(f"speech_endpointed: {path}: expected 16 kHz mono 16-bit WAV")
-        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64)
+    """A 16 kHz mono 16-bit WAV's samples, at their integer values."""
+    return speechlib.read_wav_float(path) * 32768.0
 
 
 def write(path, samples):
+    """Integer-valued samples as a 16 kHz mono 16-bit WAV (the cuts keep the mixes' exact samples)."""
     with wave.open(path, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
@@ -90,23 +91,20 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
 
 
 def mix_other(clean_dir, noise_path, out_dir, snr):
-    """The benchmark's rule (mix.py): max 2048-sample frame energy of speech over noise = 10^(SNR/10), peak 0.5."""
-    noise = read(noise_path) / 32768.0
+    """The benchmark's rule, with its own mix.py's functions: max 2048-sample frame energy of speech over noise =
+    10^(SNR/10), peak 0.5."""
+    mixer = speechlib.upstream_mixer()
+    noise = speechlib.read_wav_float(noise_path)
     rng = np.random.default_rng(5)
-
-    def peak_energy(p):
-        n = p.size // 2048
-        return float((p[: n * 2048].reshape(n, 2048) ** 2).sum(1).max())
-
     os.makedirs(out_dir, exist_ok=True)
     for path in sorted(glob.glob(os.path.join(clean_dir, "*.wav"))):
-        speech = read(path) / 32768.0
+        speech = speechlib.read_wav_float(path)
         if speech.size >= noise.size:
             sys.exit(f"speech_endpointed: {noise_path} is shorter than {path}")
         start = int(rng.integers(0, noise.size - speech.size))
         segment = noise[start: start + speech.size]
-        mixed = speech + np.sqrt(peak_energy(speech) / (peak_energy(segment) * 10 ** (snr / 10))) * segment
-        write(os.path.join(out_dir, os.path.basename(path)), mixed / (2 * np.max(np.abs(mixed))) * 32767)
+        mixed = speech + np.sqrt(mixer.max_frame_energy(speech) / (mixer.max_frame_energy(segment) * 10 ** (snr / 10))) * segment
+        mixer.write_wav(os.path.join(out_dir, os.path.basename(path)), mixed / (2 * np.max(np.abs(mixed))))
 
 
 def main():
