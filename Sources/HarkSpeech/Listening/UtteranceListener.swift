@@ -118,6 +118,15 @@ public final class UtteranceListener {
         return try finish()
     }
 
+    /// `transcript` with how long after the end decision (`ended`, uptime nanoseconds) it was ready and how much
+    /// audio the listener took in for the utterance.
+    private func stamped(_ transcript: Transcript, endedAt ended: UInt64) -> Transcript {
+        var transcript = transcript
+        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
+        transcript.utteranceSeconds = endpointer.utterance.duration
+        return transcript
+    }
+
     // MARK: - Batch mean: decoding during the trailing silence
 
     /// Where the decoded audio ends, in samples from the utterance's start: `decodedTail` after the last speech
@@ -145,10 +154,7 @@ public final class UtteranceListener {
             job = decode(upTo: cut)
         }
         speculation = nil
-        var transcript = try job.wait()
-        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
-        transcript.utteranceSeconds = endpointer.utterance.duration
-        return transcript
+        return stamped(try job.wait(), endedAt: ended)
     }
 
     /// Queues the decoding of the utterance's first `cut` samples on the listener's thread.
@@ -203,10 +209,7 @@ public final class UtteranceListener {
         recognizing = false
         fed = 0
         streamFailure = nil
-        var transcript = try outcome.get()
-        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
-        transcript.utteranceSeconds = endpointer.utterance.duration
-        return transcript
+        return stamped(try outcome.get(), endedAt: ended)
     }
 
     // MARK: - Live mean
@@ -227,10 +230,7 @@ public final class UtteranceListener {
         let ended = DispatchTime.now().uptimeNanoseconds
         recognizing = false
         fed = 0
-        var transcript = try recognizer.finishUtterance()
-        transcript.resultDelayMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - ended) / 1e6
-        transcript.utteranceSeconds = endpointer.utterance.duration
-        return transcript
+        return stamped(try recognizer.finishUtterance(), endedAt: ended)
     }
 }
 
