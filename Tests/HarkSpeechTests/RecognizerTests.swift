@@ -108,6 +108,55 @@ struct RecognizerTests {
         #expect(third.words.allSatisfy { $0.end <= third.audioSeconds + 0.02 })
     }
 
+    @Test("Word times are where the words are after long quiet and long pauses, which the voice-activity detector drops",
+          arguments: [RecognitionOptions.CepstralMean.batch, .defaultStreaming])
+    func wordTimesAcrossDroppedSilence(mean: RecognitionOptions.CepstralMean) throws {
+        let recognizer = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(cepstralMean: mean))
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let plain = try recognizer.recognize(clip)
+        #expect(plain.words.map(\.text) == ["go", "forward", "ten", "meters"])
+        // The recording's own room tone (its first 0.1 s, before "go"), repeated: quiet the detector drops.
+        let rate = PCMFormat.speech.sampleRate
+        let tone = Array(clip.samples.prefix(rate / 10))
+        func quiet(_ seconds: Int) -> [Int16] { Array(repeating: tone, count: seconds * 10).flatMap { $0 } }
+        let cut = Int(((plain.words[1].end + plain.words[2].start) / 2 * Double(rate)).rounded())
+        let paused = quiet(1) + clip.samples[..<cut] + quiet(1) + clip.samples[cut...]
+        let heard = try recognizer.recognize(PCMBuffer(format: .speech, samples: paused))
+        #expect(heard.text == plain.text)
+        // Before the search's frames were mapped back to the input, all four words came out early, in both modes.
+        for (index, (word, original)) in zip(heard.words, plain.words).enumerated() {
+            let shift = index < 2 ? 1.0 : 2.0
+            #expect(abs(word.start - original.start - shift) <= 0.03 && abs(word.end - original.end - shift) <= 0.03,
+                    "\(word) against \(original) + \(shift) s")
+        }
+    }
+
+    @Test("The front end's kept frames are as many as the search saw, and all of them without the voice-activity detector")
+    func keptFramesMatchTheSearch() throws {
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let tone = Array(clip.samples.prefix(PCMFormat.speech.sampleRate / 10))
+        let audio = Array(repeating: tone, count: 15).flatMap { $0 } + clip.samples
+        for detector in ["yes", "no"] {
+            let options = RecognitionOptions(decoderArguments: ["-remove_silence": detector])
+            let recognizer = try SpeechRecognizer(workspace: Self.robot, options: options)
+            let decoder = recognizer.decoder
+            try decoder.startUtteranceAtFrameZero()
+            try decoder.process(audio, fullUtterance: true)
+            try decoder.endUtterance()
+            let searched = decoder.frameCount
+            let source = decoder.inputFrames(of: audio)
+            // ps_get_n_frames counts one past the last frame (`output_frame + 1`).
+            #expect(source.count == searched - 1, "-remove_silence \(detector)")
+            #expect(zip(source, source.dropFirst()).allSatisfy { $0 < $1 })
+            if detector == "no" {
+                #expect(source == Array(0..<searched - 1))
+            } else {
+                // The detector keeps the stream's first frames (its noise estimate has not settled) and drops quiet later.
+                #expect(source.count < (source.last ?? 0) - 50)
+            }
+        }
+    }
+
     @Test("Fed in small blocks as they arrive, the recogniser hears what it hears in one block, every time",
           arguments: [RecognitionOptions.CepstralMean.batch, .live, .defaultStreaming])
     func streamingAndRepeatable(mean: RecognitionOptions.CepstralMean) throws {

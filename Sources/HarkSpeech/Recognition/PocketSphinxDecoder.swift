@@ -198,6 +198,62 @@ public final class PocketSphinxDecoder {
         return sum.map { Float($0 / Double(frames)) }
     }
 
+    /// Where the frames the search saw came from: for each frame the front end passed on (in order), the index of
+    /// the 10 ms frame of `samples` it was made from.
+    ///
+    /// PocketSphinx's voice-activity detector (`-remove_silence`, on by default) drops frames of silence before the
+    /// search sees them, and the search numbers the frames it receives, so segment frames count kept frames only.
+    /// A word after a second of quiet comes out a good half second early, and after a pause of more than
+    /// `-vad_postspeech` inside the utterance, early by that pause. The C API tells neither which frames were
+    /// dropped nor (when the whole utterance is processed at once) how many.
+    ///
+    /// This runs this decoder's front end alone over `samples` as the decoder met them (a new stream; `background`
+    /// first, without restarting it, as `SpeechRecognizer.decodeWhole(_:background:)` does), one frame shift at a
+    /// time, and counts what comes out: the detector's decisions depend only on the audio and the stream's noise
+    /// estimate, so they are the decoder's. Each call outputs nothing, the current frame, or (when the detector
+    /// enters speech) the frames it held back before it, which are the latest ones read. Costs a small fraction of
+    /// decoding (the front end only); leaves the front end as a decoding of `samples` would. The corresponding C
+    /// functions are `fe_get_input_size`, `fe_process_frames` and `fe_end_utt`.
+    public func inputFrames(of samples: [Int16], background: [Int16] = []) -> [Int] {
+        guard let fe = ps_get_fe(decoder), !samples.isEmpty else { return [] }
+        let dimension = Int(fe_get_output_size(fe))
+        guard dimension > 0 else { return [] }
+        var shift: Int32 = 0
+        var size: Int32 = 0
+        fe_get_input_size(fe, &shift, &size)
+        guard shift > 0, size > 0 else { return [] }
+        if background.isEmpty { fe_start_stream(fe) } else { _ = frontEndMean(of: background) }
+        _ = fe_start_utt(fe)
+        // Room for the detector's whole held-back stretch (`-vad_prespeech` frames and the current one) in one call.
+        let capacity = max(128, cmd_ln_int_r(ps_get_config(decoder), "-vad_prespeech") + 2)
+        let block = UnsafeMutablePointer<mfcc_t>.allocate(capacity: capacity * dimension)
+        defer { block.deallocate() }
+        var rows: [UnsafeMutablePointer<mfcc_t>?] = (0..<capacity).map { block + $0 * dimension }
+        var kept: [Int] = []
+        kept.reserveCapacity(samples.count / Int(shift) + 1)
+        var fed = 0
+        // Whole frames read so far: the first needs `size` samples, each next one `shift` more.
+        func read() -> Int { fed >= Int(size) ? 1 + (fed - Int(size)) / Int(shift) : 0 }
+        samples.withUnsafeBufferPointer { input in
+            guard let base = input.baseAddress else { return }
+            while fed < input.count {
+                var next: UnsafePointer<Int16>? = base + fed
+                let chunk = min(Int(shift), input.count - fed)
+                var left = chunk
+                var produced = Int32(capacity)
+                let code = rows.withUnsafeMutableBufferPointer { fe_process_frames(fe, &next, &left, $0.baseAddress, &produced, nil) }
+                guard code >= 0 else { return }
+                fed += chunk - left
+                let now = read()
+                kept.append(contentsOf: max(0, now - Int(produced))..<now)
+                if left == chunk { return }
+            }
+        }
+        var last: Int32 = 0
+        if fe_end_utt(fe, block, &last) >= 0, last > 0 { kept.append(read()) }
+        return kept
+    }
+
     /// The live cepstral mean (CMN) the next frames are normalised with; setting it makes one utterance's
     /// features independent of the ones before. The corresponding C functions are `cmn_live_get` / `cmn_live_set`.
     public var cepstralMean: [Float] {

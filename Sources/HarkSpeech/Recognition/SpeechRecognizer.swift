@@ -324,14 +324,16 @@ public final class SpeechRecognizer {
         let phones = alongside?.wait()
         try grammar.get()
         let earlier = (wall: 0.0, cpu: phones?.cpuSeconds ?? 0)
-        return try transcript(from: decoder, audio: audio, inputSamples: input.count, leadingPadding: leadingPadding,
-                              signalToNoise: signalToNoise, clock: clock, earlier: earlier, phones: try phones?.segments.get())
+        return try transcript(from: decoder, audio: audio, background: background, inputSamples: input.count,
+                              leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
+                              phones: try phones?.segments.get())
     }
 
     /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.
     private func transcript(
-        from decoder: PocketSphinxDecoder, audio: [Int16], inputSamples: Int, leadingPadding: Int, signalToNoise: Double?,
-        clock: DecodeClock, earlier: (wall: Double, cpu: Double), phones measured: [PocketSphinxDecoder.Segment]? = nil
+        from decoder: PocketSphinxDecoder, audio: [Int16], background: [Int16] = [], inputSamples: Int, leadingPadding: Int,
+        signalToNoise: Double?, clock: DecodeClock, earlier: (wall: Double, cpu: Double),
+        phones measured: [PocketSphinxDecoder.Segment]? = nil
     ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
         let segments = decoder.segments()
@@ -342,6 +344,11 @@ public final class SpeechRecognizer {
             phones = try measured ?? phoneLoop(decoder, audio: audio)
             margin = Self.margin(of: segments, reference: phones.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames, decoder: decoder)
         }
+        // The search numbers only the frames the voice-activity detector kept (PocketSphinxDecoder.inputFrames);
+        // fed in blocks, PocketSphinx also adds the stream frame where it last detected speech to every segment,
+        // which the first segment (it starts the path, at the search's frame 0) shows.
+        let origin = segments.first?.startFrame ?? 0
+        let source = segments.isEmpty ? [] : decoder.inputFrames(of: audio, background: background)
         let spent = clock.elapsed()
 
         let words = segments.compactMap { segment -> Transcript.Word? in
@@ -352,8 +359,10 @@ public final class SpeechRecognizer {
             // eSpeak clip of 0.80 s had "light" end at 0.85 s).
             let offset = Double(leadingPadding) / Double(PCMFormat.speech.sampleRate)
             let length = Double(inputSamples) / Double(PCMFormat.speech.sampleRate)
-            return Transcript.Word(text: word, start: min(length, max(0, Double(segment.startFrame) / 100 - offset)),
-                                   end: min(length, max(0, Double(segment.endFrame + 1) / 100 - offset)), margin: wordMargin)
+            let start = Self.inputFrame(segment.startFrame - origin, source: source)
+            let end = Self.inputFrame(segment.endFrame - origin, source: source) + 1
+            return Transcript.Word(text: word, start: min(length, max(0, Double(start) / 100 - offset)),
+                                   end: min(length, max(0, Double(end) / 100 - offset)), margin: wordMargin)
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let noisy = decoder !== self.decoder
@@ -452,6 +461,15 @@ public final class SpeechRecognizer {
         // Fillers (<sil>, [NOISE]) are one-phone words of the dictionary's filler section.
         let phones = segments.reduce(0) { $0 + max(1, decoder.pronunciation(of: $1.word)?.split(separator: " ").count ?? 1) }
         return Double(phones) * log(pip) * decoder.floatSetting("-lw")
+    }
+
+    /// The frame of the input that search frame `frame` (counted from the utterance's first) was made from, given
+    /// `source` (PocketSphinxDecoder.inputFrames). Frames past its end (the quiet a live utterance ends with is
+    /// not in the audio it keeps) follow the last one on; without it, frames are taken as they are.
+    static func inputFrame(_ frame: Int, source: [Int]) -> Int {
+        guard let last = source.last else { return frame }
+        if frame < 0 { return source[0] + frame }
+        return frame < source.count ? source[frame] : last + frame - (source.count - 1)
     }
 
     /// A dictionary word as text: fillers and sentence markers dropped, variant numbers removed
