@@ -15,13 +15,21 @@ what that costs and how much of it comes back with more of the room kept before 
    1.5 s of the room before the speech (as much as the file has), always ending 0.3 s after the last speech;
 4. scores each by the benchmark's rule (score.py: intent and every slot right; a rejection is wrong).
 
+With `--ood VOICES` it also measures the other side, out-of-domain speech: bench/data/ood-sentences.txt (128
+sentences that are neither orders nor home commands) synthesised as bench/speech.py does (`flite`/`espeak-ng`, 0.5 s
+of silence either side), given 1.0 s more silence before and 0.5 s more after (room for the cuts to differ), mixed
+with the kitchen noise at each `--snr` by the upstream rule at seed 99 (speech_ood_noise.py's), cut the same ways and
+decoded against barista.json and home.json; it prints how many each accepts (score.py's rule: an intent, not marked
+rejected) and keeps hark's lines in bench/out/endpointed/ood/<snr>-<cut>-<workspace>.jsonl.
+
 usage: python3 bench/speech_endpointed.py [--snr 6 12] [--noise pink=BANK/pink.wav ...] [--pre 0.3 1.0 1.5]
-                                          [--check 20] [--hark PATH]
+                                          [--check 20] [--hark PATH] [--ood kal,slt] [--no-orders] [--no-whole]
        (BANK from `python3 scripts/adapt/general_noise.py bank BANK --seed 11`)
 writes bench/out/endpointed/ (mixes, cuts, one JSONL per decoded set) and prints the table.
 needs: a release build of hark; numpy and sox (bash scripts/setup-bench.sh)
 """
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 import glob
 import json
 import os
@@ -36,6 +44,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "adapt"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import domain  # noqa: E402
 import hark_eval  # noqa: E402
+import speech  # noqa: E402
 import speechlib  # noqa: E402
 
 OUT = os.path.join(ROOT, "bench", "out", "endpointed")
@@ -107,6 +116,71 @@ def mix_other(clean_dir, noise_path, out_dir, snr):
         mixer.write_wav(os.path.join(out_dir, os.path.basename(path)), mixed / (2 * np.max(np.abs(mixed))))
 
 
+def cut(x, pre):
+    """The endpointer's cut of `x` with `pre` seconds of the room before the speech (as much as there is), ending 0.3 s
+    after its last speech; the whole of `x` when it finds no speech."""
+    found = endpoint(x, padding=pre) or (0, len(x) // 160)
+    return x[found[0] * 160: min(len(x), int((found[1] / 100 + 0.3) * RATE))]
+
+
+def out_of_domain(args):
+    """Out-of-domain sentences in kitchen noise through the same cuts: how many each workspace accepts."""
+    sentences = speech.ood_sentences()
+    voices = [fv for fv in speech.available_voices() if fv[1] in args.ood.split(",")]
+    if not voices:
+        sys.exit(f"speech_endpointed: none of --ood {args.ood} is installed (bash scripts/setup-bench.sh)")
+    files = speech.synthesise(sentences, os.path.join(ROOT, "bench", "out", "speech", "ood"), voices)
+    mixer = speechlib.upstream_mixer()
+    noise = mixer.read_flac(os.path.join(domain.speech_dir(), "noise", "kitchen.flac"))
+    table = {}
+    for snr in args.snr:
+        rng = np.random.default_rng(99)
+        sets = {} if args.no_whole else {"whole file": []}
+        sets.update({f"{pre:g} s before": [] for pre in args.pre})
+        for (family, voice), wavs in files.items():
+            for path in wavs:
+                speech_part = np.concatenate([np.zeros(RATE), speechlib.read_wav_float(path), np.zeros(RATE // 2)])
+                if snr == "clean":
+                    mixed = speech_part
+                else:
+                    start = int(rng.integers(0, noise.size - speech_part.size))
+                    segment = noise[start: start + speech_part.size]
+                    scale = np.sqrt(mixer.max_frame_energy(speech_part) / (mixer.max_frame_energy(segment) * 10 ** (float(snr) / 10)))
+                    mixed = speech_part + scale * segment
+                x = mixed * 0.5 / max(np.abs(mixed).max(), 1e-9) * 32768.0
+                name = f"{family}-{voice}-{os.path.basename(path)}"
+                for label in sets:
+                    folder = os.path.join(OUT, "ood", f"{snr}-{label.replace(' ', '-')}")
+                    os.makedirs(folder, exist_ok=True)
+                    target = os.path.join(folder, name)
+                    write(target, x if label == "whole file" else cut(x, float(label.split()[0])))
+                    sets[label].append(target)
+        for label, chosen in sets.items():
+            for ws in ("barista", "home"):
+                parts = [chosen[i::args.jobs] for i in range(args.jobs)]
+
+                def run(part, ws=ws):
+                    cmd = [args.hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", f"{ws}.json"), "--json"]
+                    out = subprocess.run(cmd + part, capture_output=True, text=True)
+                    if out.returncode != 0:
+                        sys.exit(f"speech_endpointed: {' '.join(cmd)} … failed: {out.stderr[-2000:]}")
+                    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+                with ThreadPoolExecutor(args.jobs) as pool:
+                    rows = [row for part in pool.map(run, parts) for row in part]
+                with open(os.path.join(OUT, "ood", f"{snr}-{label.replace(' ', '-')}-{ws}.jsonl"), "w") as f:
+                    f.writelines(json.dumps(r) + "\n" for r in rows)
+                table[(snr, label, ws)] = (sum(1 for r in rows if speech.accepted(r)), len(rows))
+                print(f"speech_endpointed: ood {snr}, {label}, {ws}: {table[(snr, label, ws)][0]}/{len(rows)} accepted",
+                      file=sys.stderr)
+    labels = [f"{p:g} s before" for p in args.pre] + ([] if args.no_whole else ["whole file"])
+    print("| out-of-domain, accepted | " + " | ".join(f"{ws} {'clean' if snr == 'clean' else snr + ' dB'}" for snr in args.snr for ws in ("barista", "home")) + " |")
+    print("|---" * (2 * len(args.snr) + 1) + "|")
+    for label in labels:
+        print(f"| {label} | " + " | ".join(f"{table[(snr, label, ws)][0]}/{table[(snr, label, ws)][1]}"
+                                          for snr in args.snr for ws in ("barista", "home")) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", nargs="+", default=["6", "12"], help="kitchen SNRs (and clean with 'clean')")
@@ -115,9 +189,16 @@ def main():
     ap.add_argument("--check", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
+    ap.add_argument("--ood", help="voices (e.g. kal,slt,en-us) for the out-of-domain part")
+    ap.add_argument("--no-orders", action="store_true", help="skip the orders (with --ood: only out-of-domain speech)")
+    ap.add_argument("--no-whole", action="store_true", help="out-of-domain: decode the cuts only, not the whole files")
     args = ap.parse_args()
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
+    if args.ood:
+        out_of_domain(args)
+    if args.no_orders:
+        return
     mix = os.path.join(OUT, "mix-20240601")
     if not os.path.exists(os.path.join(mix, ".done")):
         subprocess.run([sys.executable, os.path.join(domain.speech_dir(), "mix.py"), mix, "--half", "dev", "--snr", "6", "9",
@@ -161,12 +242,8 @@ def main():
             os.makedirs(out, exist_ok=True)
             cut_files = []
             for path in files:
-                x = read(path)
-                cut = endpoint(x) or (0, len(x) // 160)
-                a = max(0, int((cut[0] / 100 - (pre - 0.3)) * RATE))
-                b = min(len(x), int((cut[1] / 100 + 0.3) * RATE))
                 target = os.path.join(out, os.path.basename(path))
-                write(target, x[a:b])
+                write(target, cut(read(path), pre))
                 cut_files.append(target)
             sets[f"{pre:g} s before"] = cut_files
         for label, chosen in sets.items():
