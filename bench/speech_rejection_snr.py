@@ -256,15 +256,17 @@ def auc(positives, negatives):
 
 def separation():
     """How well each number alone tells the commands from the non-commands that got a transcript, per workspace
-    and condition (bench/README.md, "Nor does the weakest word's margin"): the utterance margin, the weakest
-    word's margin, the intent confidence, and the words' frames' margin minus the rest's (the background)."""
+    and condition (bench/README.md, "Nor does the weakest word's margin"): the utterance margin, the margin over the
+    words alone (`speech_margin`), the weakest word's margin, the intent confidence, and the words' frames' margin
+    minus the rest's (the background)."""
     def numbers(row):
         frames = row["audio_seconds"] * 100
         words = [(w["margin"], (w["end"] - w["start"]) * 100) for w in row["words"] if w.get("margin") is not None]
         inside = sum(d for _, d in words)
         on_words = sum(m * d for m, d in words) / max(inside, 1)
         background = (row["acoustic_margin"] * frames - on_words * inside) / max(frames - inside, 1)
-        return {"margin": row["acoustic_margin"], "weakest word": min((m for m, _ in words), default=-99.0),
+        return {"margin": row["acoustic_margin"], "speech margin": row.get("speech_margin", -99.0),
+                "weakest word": min((m for m, _ in words), default=-99.0),
                 "intent": (row.get("intents") or [{}])[0].get("confidence", 0.0), "words - background": on_words - background,
                 "background": background}
     decoded, rows = {}, {}
@@ -289,6 +291,14 @@ def separation():
                        and r["acoustic_margin"] >= (point if r.get("noisy_decoding") else -3.0))
             counts.append(f"{'/'.join(key)} {kept}/{len(decoded[key])}")
         print(f"noisy-speech point {point}: " + ", ".join(counts))
+    # The same with the margin over the words alone (`speech_margin`), one point for both decoders.
+    for point in (-2.5, -3.0, -3.25, -3.5, -3.75, -4.0):
+        counts = []
+        for key in sorted(decoded):
+            kept = sum(1 for r in decoded[key] if r.get("transcript") and r.get("speech_margin") is not None
+                       and (r.get("intents") or [{}])[0].get("confidence", 0.0) >= 0.2 and r["speech_margin"] >= point)
+            counts.append(f"{'/'.join(key)} {kept}/{len(decoded[key])}")
+        print(f"speech margin point {point}: " + ", ".join(counts))
 
 
 def main():

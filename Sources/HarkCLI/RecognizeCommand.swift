@@ -49,8 +49,8 @@ enum RecognizeCommand: Command {
           --unpaced         with --stream: hand the blocks over as fast as they are read (same transcripts;
                             result_delay_ms then also counts decoding that real time would have overlapped)
           --json            one JSON object per file: file, transcript, words (each with start and end in
-                            seconds), acoustic_confidence, acoustic_margin, audio_seconds, decode_ms, snr_db,
-                            noisy_decoding,
+                            seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
+                            the words alone), audio_seconds, decode_ms, snr_db, noisy_decoding,
                             intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
         """

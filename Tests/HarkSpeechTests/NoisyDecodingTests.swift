@@ -71,6 +71,30 @@ struct NoisyDecodingTests {
         #expect(try withoutMeans.recognize(noisy).acousticConfidence > 0.5)
     }
 
+    @Test("With the noisy-speech means the words' margin judges too: the lower of the two confidences stands")
+    func wordsJudgeWithMeans() throws {
+        func options(words: AcousticConfidence?) -> RecognitionOptions {
+            let standard = RecognitionOptions.NoisyDecoding.standard
+            return RecognitionOptions(noisy: .init(threshold: standard.threshold, decoderArguments: standard.decoderArguments,
+                                                   confidenceWithNoisyMeans: standard.confidenceWithNoisyMeans,
+                                                   wordsConfidenceWithNoisyMeans: words))
+        }
+        let model = SpeechModel(noisyMeans: Self.shippedMeans)
+        let noisy = try Self.goForward(noiseRMS: 600), clean = try Self.goForward(noiseRMS: 0)
+        let alone = try SpeechRecognizer(workspace: RecognizerTests.robot, model: model, options: options(words: nil)).recognize(noisy)
+        let utterance = try #require(alone.acousticMargin), words = try #require(alone.speechMargin)
+        #expect(alone.noisyDecoding && alone.acousticConfidence == AcousticConfidence(midpoint: -2.0, scale: 0.4).confidence(margin: utterance))
+        // A words' point far above the words' margin turns the same command away; one far below changes nothing.
+        let strict = try SpeechRecognizer(workspace: RecognizerTests.robot, model: model, options: options(words: .init(midpoint: words + 5, scale: 0.4)))
+        #expect(try strict.recognize(noisy).acousticConfidence < 0.01)
+        let lenient = try SpeechRecognizer(workspace: RecognizerTests.robot, model: model, options: options(words: .init(midpoint: words - 5, scale: 0.4)))
+        #expect(try lenient.recognize(noisy).acousticConfidence == alone.acousticConfidence)
+        // Clean speech goes to the usual decoder, which the words' judge does not touch.
+        #expect(try strict.recognize(clean).acousticConfidence > 0.5)
+        // The shipped setting keeps this command.
+        #expect(try SpeechRecognizer(workspace: RecognizerTests.robot, model: model).recognize(noisy).acousticConfidence > 0.5)
+    }
+
     @Test("The noisy-means setting: none, a file, or the shipped means with the stock acoustic model only")
     func meansSetting() {
         let shipped = URL(fileURLWithPath: "/usr/share/hark/Models/en-us-noisy.means")

@@ -131,6 +131,19 @@ struct RecognizerTests {
         }
     }
 
+    @Test("The speech margin is the words' margins averaged over their frames, and there only with the confidence pass")
+    func speechMarginOfTheWords() throws {
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let plain = try SpeechRecognizer(workspace: Self.robot).recognize(clip)
+        let speech = try #require(plain.speechMargin)
+        let margins = plain.words.compactMap(\.margin)
+        #expect(margins.count == 4 && speech > (margins.min() ?? 0) && speech < (margins.max() ?? 0))
+        // Weighted by frames, so near the average of the words' margins weighted by their times.
+        let byTime = plain.words.reduce(0) { $0 + ($1.margin ?? 0) * ($1.end - $1.start) } / plain.words.reduce(0) { $0 + $1.end - $1.start }
+        #expect(abs(speech - byTime) < 0.05, "\(speech) against \(byTime)")
+        #expect(try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(measuresConfidence: false)).recognize(clip).speechMargin == nil)
+    }
+
     @Test("The front end's kept frames are as many as the search saw, and all of them without the voice-activity detector")
     func keptFramesMatchTheSearch() throws {
         let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))

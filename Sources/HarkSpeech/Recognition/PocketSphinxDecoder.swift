@@ -214,7 +214,10 @@ public final class PocketSphinxDecoder {
     /// enters speech) the frames it held back before it, which are the latest ones read. Costs a small fraction of
     /// decoding (the front end only); leaves the front end as a decoding of `samples` would. The corresponding C
     /// functions are `fe_get_input_size`, `fe_process_frames` and `fe_end_utt`.
-    public func inputFrames(of samples: [Int16], background: [Int16] = []) -> [Int] {
+    ///
+    /// `earlier`: for a pass that did not start a new stream, the audio its front end ran over before (the first
+    /// stretch from a new stream): its noise estimate, and so its detector, start where those left them.
+    public func inputFrames(of samples: [Int16], background: [Int16] = [], earlier: [[Int16]] = []) -> [Int] {
         guard let fe = ps_get_fe(decoder), !samples.isEmpty else { return [] }
         let dimension = Int(fe_get_output_size(fe))
         guard dimension > 0 else { return [] }
@@ -222,7 +225,9 @@ public final class PocketSphinxDecoder {
         var size: Int32 = 0
         fe_get_input_size(fe, &shift, &size)
         guard shift > 0, size > 0 else { return [] }
-        if background.isEmpty { fe_start_stream(fe) } else { _ = frontEndMean(of: background) }
+        let before = (background.isEmpty ? [] : [background]) + earlier
+        if before.isEmpty { fe_start_stream(fe) }
+        for (index, stretch) in before.enumerated() { _ = frontEndMean(of: stretch, newStream: index == 0) }
         _ = fe_start_utt(fe)
         // Room for the detector's whole held-back stretch (`-vad_prespeech` frames and the current one) in one call.
         let capacity = max(128, cmd_ln_int_r(ps_get_config(decoder), "-vad_prespeech") + 2)

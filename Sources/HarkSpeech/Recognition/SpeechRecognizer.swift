@@ -23,6 +23,9 @@ public final class SpeechRecognizer {
     /// How `noisyDecoder`'s margins become confidences: `NoisyDecoding.confidenceWithNoisyMeans` when it loaded
     /// the model's noisy-speech means, else the recogniser's `options.confidence`.
     let noisyConfidence: AcousticConfidence
+    /// The second judge of `noisyDecoder`'s utterances, on the margin over the words alone
+    /// (`NoisyDecoding.wordsConfidenceWithNoisyMeans`); nil: none.
+    let noisyWordsConfidence: AcousticConfidence?
     /// Decoders of the phone loop alone, run alongside `decoder` and `noisyDecoder` (on another thread for a whole
     /// utterance, `RecognitionOptions.phoneLoopAlongside`; block by block when streaming).
     let phoneDecoder: PocketSphinxDecoder?
@@ -141,10 +144,12 @@ public final class SpeechRecognizer {
             noisyDecoder = try makeDecoder(noisyArguments)
             noisyPhoneDecoder = try makePhoneDecoder(noisyArguments)
             noisyConfidence = (model.noisyMeans != nil ? noisy.confidenceWithNoisyMeans : nil) ?? options.confidence
+            noisyWordsConfidence = model.noisyMeans != nil ? noisy.wordsConfidenceWithNoisyMeans : nil
         } else {
             noisyDecoder = nil
             noisyPhoneDecoder = nil
             noisyConfidence = options.confidence
+            noisyWordsConfidence = nil
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -349,11 +354,27 @@ public final class SpeechRecognizer {
         // which the first segment (it starts the path, at the search's frame 0) shows.
         let origin = segments.first?.startFrame ?? 0
         let source = segments.isEmpty ? [] : decoder.inputFrames(of: audio, background: background)
+        // The phone loop's pass kept frames by its own detector: after the grammar pass over the same audio (the
+        // serial pass, or PhoneLoopPass's warm-up), or alongside it from a new stream when streaming.
+        let phoneSource = phones.isEmpty ? []
+            : options.cepstralMean.isStreaming ? source : decoder.inputFrames(of: audio, background: background, earlier: [audio])
+        let phoneFrames = Self.phoneScoresByInputFrame(phones, source: phoneSource)
+        var speechScore = 0.0
+        var speechFrames = 0
         let spent = clock.elapsed()
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
-            let wordMargin = phones.isEmpty ? nil : Self.margin(ofWord: segment, against: phones, decoder: decoder)
+            let wordMargin = phones.isEmpty ? nil : Self.margin(
+                ofWord: segment, inputFrames: (Self.inputFrame(segment.startFrame - origin, source: source),
+                                               Self.inputFrame(segment.endFrame - origin, source: source)),
+                against: phoneFrames, decoder: decoder)
+            if let wordMargin {
+                let frames = segment.endFrame - segment.startFrame + 1
+                speechScore += wordMargin * Double(frames)
+                speechFrames += frames
+            }
+
             // Frames are 10 ms; times count from the start of the input, not of the added quiet, and end with
             // it: a word that ends on the input's last sample ran on into the quiet appended after it (an
             // eSpeak clip of 0.80 s had "light" end at 0.85 s).
@@ -367,15 +388,19 @@ public final class SpeechRecognizer {
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let noisy = decoder !== self.decoder
         let calibration = noisy ? noisyConfidence : options.confidence
-        let confidence: Double =
+        let speechMargin = speechFrames > 0 ? speechScore / Double(speechFrames) : nil
+        var confidence: Double =
             if text.isEmpty { 0 }
             else if let margin { calibration.confidence(margin: margin) }
             else { options.measuresConfidence ? 0 : 1 }
+        // With the noisy-speech means the words' margin judges too: the lower confidence stands.
+        if noisy, let words = noisyWordsConfidence, let speechMargin { confidence = min(confidence, words.confidence(margin: speechMargin)) }
         var transcript = Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
             signalToNoise: signalToNoise, noisyDecoding: noisy,
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
+        transcript.speechMargin = speechMargin
         let start = min(leadingPadding, audio.count)
         transcript.recording = Array(audio[start..<min(audio.count, start + inputSamples)])
         return transcript
@@ -438,6 +463,46 @@ public final class SpeechRecognizer {
     static func margin(ofWord word: PocketSphinxDecoder.Segment, against phones: [PocketSphinxDecoder.Segment], decoder: PocketSphinxDecoder) -> Double {
         margin(of: [word], reference: phoneScore(of: phones, from: word.startFrame, to: word.endFrame),
                frames: word.endFrame - word.startFrame + 1, decoder: decoder)
+    }
+
+    /// The phone loop's acoustic score on each frame of the input (its phones' scores spread evenly over their
+    /// frames), `nil` on the frames its pass did not keep; `source` maps its frames to the input's
+    /// (PocketSphinxDecoder.inputFrames), the first phone starting the pass at its frame 0.
+    static func phoneScoresByInputFrame(_ phones: [PocketSphinxDecoder.Segment], source: [Int]) -> [Double?] {
+        guard let first = phones.first else { return [] }
+        let origin = first.startFrame
+        let last = phones.map(\.endFrame).max() ?? origin
+        var scores = [Double?](repeating: nil, count: inputFrame(last - origin, source: source) + 1)
+        for phone in phones where phone.endFrame >= phone.startFrame {
+            let share = Double(phone.acousticScore) / Double(phone.endFrame - phone.startFrame + 1)
+            for frame in phone.startFrame...phone.endFrame {
+                let input = inputFrame(frame - origin, source: source)
+                if input >= 0, input < scores.count { scores[input] = share }
+            }
+        }
+        return scores
+    }
+
+    /// One word's margin against the phone loop over the same stretch of input (`inputFrames`, first and last):
+    /// the word's grammar score per frame minus the phone loop's per frame on the input frames of that stretch its
+    /// pass kept. The two passes' voice-activity detectors can keep different frames, so frame numbers alone do
+    /// not line the passes up. `nil` when the phone pass kept none of the stretch.
+    static func margin(
+        ofWord word: PocketSphinxDecoder.Segment, inputFrames: (first: Int, last: Int), against phones: [Double?],
+        decoder: PocketSphinxDecoder
+    ) -> Double? {
+        var reference = 0.0
+        var kept = 0
+        for frame in max(0, inputFrames.first)...max(inputFrames.first, inputFrames.last) where frame < phones.count {
+            if let score = phones[frame] {
+                reference += score
+                kept += 1
+            }
+        }
+        guard kept > 0 else { return nil }
+        let frames = Double(word.endFrame - word.startFrame + 1)
+        return (Double(word.acousticScore) / frames - reference / Double(kept)) * decoder.naturalLog(1) * 1024
+            - insertionBonus(of: [word], decoder: decoder) / frames
     }
 
     /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones across an
