@@ -213,7 +213,7 @@ struct RecognizerTests {
             let a = try alongside.recognize(clip), b = try after.recognize(clip)
             #expect(a.text == b.text)
             #expect(a.words == b.words)
-            #expect(a.acousticMargin == b.acousticMargin, "\(String(describing: a.acousticMargin)) vs \(String(describing: b.acousticMargin))")
+            #expect(a.acousticMargin == b.acousticMargin && a.speechMargin == b.speechMargin, "\(String(describing: a.acousticMargin)) vs \(String(describing: b.acousticMargin))")
             #expect(a.decodeCPUMilliseconds > 0)
             noisy = noisy || a.noisyDecoding
         }

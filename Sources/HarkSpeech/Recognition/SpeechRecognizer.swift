@@ -326,19 +326,23 @@ public final class SpeechRecognizer {
             try decoder.process(audio, fullUtterance: true)
             try decoder.endUtterance()
         }
+        // Whichever pass ends first finds which frames the phone pass kept, on its own front end (same settings).
+        let phoneFramesHere = alongside?.claimReplay() == true
+            ? decoder.inputFrames(of: audio, background: background, earlier: [audio]) : nil
         let phones = alongside?.wait()
         try grammar.get()
         let earlier = (wall: 0.0, cpu: phones?.cpuSeconds ?? 0)
+        let keptFrames = phones.flatMap { pass in (phoneFramesHere ?? pass.phoneFrames).map { (pass.grammarFrames, $0) } }
         return try transcript(from: decoder, audio: audio, background: background, inputSamples: input.count,
                               leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
-                              phones: try phones?.segments.get())
+                              phones: try phones?.segments.get(), keptFrames: keptFrames)
     }
 
     /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.
     private func transcript(
         from decoder: PocketSphinxDecoder, audio: [Int16], background: [Int16] = [], inputSamples: Int, leadingPadding: Int,
         signalToNoise: Double?, clock: DecodeClock, earlier: (wall: Double, cpu: Double),
-        phones measured: [PocketSphinxDecoder.Segment]? = nil
+        phones measured: [PocketSphinxDecoder.Segment]? = nil, keptFrames: (grammar: [Int]?, phones: [Int])? = nil
     ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
         let segments = decoder.segments()
@@ -353,11 +357,13 @@ public final class SpeechRecognizer {
         // fed in blocks, PocketSphinx also adds the stream frame where it last detected speech to every segment,
         // which the first segment (it starts the path, at the search's frame 0) shows.
         let origin = segments.first?.startFrame ?? 0
-        let source = segments.isEmpty ? [] : decoder.inputFrames(of: audio, background: background)
+        // (PhoneLoopPass finds both on its thread while the grammar pass runs.)
+        let source = segments.isEmpty ? [] : keptFrames?.grammar ?? decoder.inputFrames(of: audio, background: background)
         // The phone loop's pass kept frames by its own detector: after the grammar pass over the same audio (the
         // serial pass, or PhoneLoopPass's warm-up), or alongside it from a new stream when streaming.
         let phoneSource = phones.isEmpty ? []
-            : options.cepstralMean.isStreaming ? source : decoder.inputFrames(of: audio, background: background, earlier: [audio])
+            : options.cepstralMean.isStreaming ? source
+            : keptFrames?.phones ?? decoder.inputFrames(of: audio, background: background, earlier: [audio])
         let phoneFrames = Self.phoneScoresByInputFrame(phones, source: phoneSource)
         var speechScore = 0.0
         var speechFrames = 0
@@ -557,6 +563,13 @@ final class PhoneLoopPass: @unchecked Sendable {
     /// Audio before the utterance that the grammar pass's front end ran over first (`decodeWhole`).
     let background: [Int16]
     private(set) var segments: Result<[PocketSphinxDecoder.Segment], any Error> = .success([])
+    /// Where the grammar pass's frames came from (PocketSphinxDecoder.inputFrames), found by the warm-up; nil with a
+    /// background (found after that pass instead).
+    private(set) var grammarFrames: [Int]?
+    /// Where this pass's frames came from, when this thread ended first (`claimReplay`).
+    private(set) var phoneFrames: [Int]?
+    private let claim = NSLock()
+    private var replayClaimed = false
     /// Processor seconds the pass took on its thread.
     private(set) var cpuSeconds = 0.0
     private let done = DispatchSemaphore(value: 0)
@@ -572,7 +585,9 @@ final class PhoneLoopPass: @unchecked Sendable {
             let clock = DecodeClock()
             segments = Result {
                 if background.isEmpty {
-                    _ = decoder.frontEndMean(of: audio)
+                    // The warm-up: the front end over the audio from a new stream, as the grammar pass runs it, so
+                    // what it kept is the grammar pass's too.
+                    grammarFrames = decoder.inputFrames(of: audio)
                 } else {
                     _ = decoder.frontEndMean(of: background)
                     _ = decoder.frontEndMean(of: audio, newStream: false)
@@ -582,9 +597,20 @@ final class PhoneLoopPass: @unchecked Sendable {
                 try decoder.endUtterance()
                 return decoder.segments()
             }
+            if claimReplay() { phoneFrames = decoder.inputFrames(of: audio, background: background, earlier: [audio]) }
             cpuSeconds = clock.elapsed().cpu
             done.signal()
         }
+    }
+
+    /// True for the first caller only: finding which frames this pass kept is another run of the front end over the
+    /// audio, done by whichever of the two passes ends first (this thread, or the grammar pass's on its decoder).
+    func claimReplay() -> Bool {
+        claim.lock()
+        defer { claim.unlock() }
+        if replayClaimed { return false }
+        replayClaimed = true
+        return true
     }
 
     /// Blocks until the pass is done.
