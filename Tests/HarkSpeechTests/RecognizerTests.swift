@@ -144,6 +144,19 @@ struct RecognizerTests {
         #expect(try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(measuresConfidence: false)).recognize(clip).speechMargin == nil)
     }
 
+    @Test("A word's margin against the phone loop needs phone frames on its stretch of input")
+    func wordMarginNeedsPhoneFrames() throws {
+        let decoder = try SpeechRecognizer(workspace: Self.robot).decoder
+        let word = PocketSphinxDecoder.Segment(word: "go", startFrame: 10, endFrame: 19, acousticScore: -1000, languageScore: 0, probability: 0)
+        let phones: [Double?] = Array(repeating: nil, count: 5) + Array(repeating: -100.0, count: 10)
+        // Frames 10...19 of the search came from input frames 5...14, where the phone pass kept every frame.
+        let margin = try #require(SpeechRecognizer.margin(ofWord: word, inputFrames: (5, 14), against: phones, decoder: decoder))
+        #expect(abs(margin - 0) < 1e-9)
+        #expect(SpeechRecognizer.margin(ofWord: word, inputFrames: (0, 4), against: phones, decoder: decoder) == nil)
+        #expect(SpeechRecognizer.margin(ofWord: word, inputFrames: (20, 30), against: phones, decoder: decoder) == nil)
+        #expect(SpeechRecognizer.margin(ofWord: word, inputFrames: (-3, -1), against: phones, decoder: decoder) == nil)
+    }
+
     @Test("The front end's kept frames are as many as the search saw, and all of them without the voice-activity detector")
     func keptFramesMatchTheSearch() throws {
         let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))

@@ -357,7 +357,7 @@ public final class SpeechRecognizer {
         // fed in blocks, PocketSphinx also adds the stream frame where it last detected speech to every segment,
         // which the first segment (it starts the path, at the search's frame 0) shows.
         let origin = segments.first?.startFrame ?? 0
-        // (PhoneLoopPass finds both on its thread while the grammar pass runs.)
+        // (Alongside, PhoneLoopPass's warm-up found the grammar pass's, and whichever pass ended first the phone's.)
         let source = segments.isEmpty ? [] : keptFrames?.grammar ?? decoder.inputFrames(of: audio, background: background)
         // The phone loop's pass kept frames by its own detector: after the grammar pass over the same audio (the
         // serial pass, or PhoneLoopPass's warm-up), or alongside it from a new stream when streaming.
@@ -497,9 +497,11 @@ public final class SpeechRecognizer {
         ofWord word: PocketSphinxDecoder.Segment, inputFrames: (first: Int, last: Int), against phones: [Double?],
         decoder: PocketSphinxDecoder
     ) -> Double? {
+        let first = max(0, inputFrames.first), last = min(phones.count - 1, inputFrames.last)
+        guard first <= last else { return nil }
         var reference = 0.0
         var kept = 0
-        for frame in max(0, inputFrames.first)...max(inputFrames.first, inputFrames.last) where frame < phones.count {
+        for frame in first...last {
             if let score = phones[frame] {
                 reference += score
                 kept += 1

@@ -32,8 +32,8 @@ public struct Transcript: Sendable, Equatable {
     public var weakestWordMargin: Double? { words.compactMap(\.margin).min() }
     /// The margin over the spoken words alone: the words' margins (`Word.margin`) averaged over their frames,
     /// leaving out the silence and filler segments around and between them; `nil` without the confidence pass or
-    /// words. In noise it tells commands from other speech better than `acousticMargin`, which averages over every
-    /// frame (docs/speech.md, "The margin over the words").
+    /// words. Room around the words, which pulls `acousticMargin` (an average over every frame) towards 0, does not
+    /// enter it; the noisy-speech decoder uses it as a second judge (docs/speech.md, "The margin over the words").
     public var speechMargin: Double?
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
