@@ -328,7 +328,7 @@ public final class SpeechRecognizer {
         }
         // Whichever pass ends first finds which frames the phone pass kept, on its own front end (same settings).
         let phoneFramesHere = alongside?.claimReplay() == true
-            ? decoder.inputFrames(of: audio, background: background, earlier: [audio]) : nil
+            ? PhoneLoopPass.keptFrames(on: decoder, audio: audio, background: background) : nil
         let phones = alongside?.wait()
         try grammar.get()
         let earlier = (wall: 0.0, cpu: phones?.cpuSeconds ?? 0)
@@ -363,7 +363,7 @@ public final class SpeechRecognizer {
         // serial pass, or PhoneLoopPass's warm-up), or alongside it from a new stream when streaming.
         let phoneSource = phones.isEmpty ? []
             : options.cepstralMean.isStreaming ? source
-            : keptFrames?.phones ?? decoder.inputFrames(of: audio, background: background, earlier: [audio])
+            : keptFrames?.phones ?? PhoneLoopPass.keptFrames(on: decoder, audio: audio, background: background)
         let phoneFrames = Self.phoneScoresByInputFrame(phones, source: phoneSource)
         var speechScore = 0.0
         var speechFrames = 0
@@ -371,10 +371,11 @@ public final class SpeechRecognizer {
 
         let words = segments.compactMap { segment -> Transcript.Word? in
             guard let word = Self.spokenWord(segment.word) else { return nil }
-            let wordMargin = phones.isEmpty ? nil : Self.margin(
-                ofWord: segment, inputFrames: (Self.inputFrame(segment.startFrame - origin, source: source),
-                                               Self.inputFrame(segment.endFrame - origin, source: source)),
-                against: phoneFrames, decoder: decoder)
+            // The word's first and last frame of the input.
+            let first = Self.inputFrame(segment.startFrame - origin, source: source)
+            let last = Self.inputFrame(segment.endFrame - origin, source: source)
+            let wordMargin = phones.isEmpty ? nil
+                : Self.margin(ofWord: segment, inputFrames: (first, last), against: phoneFrames, decoder: decoder)
             if let wordMargin {
                 let frames = segment.endFrame - segment.startFrame + 1
                 speechScore += wordMargin * Double(frames)
@@ -386,10 +387,8 @@ public final class SpeechRecognizer {
             // eSpeak clip of 0.80 s had "light" end at 0.85 s).
             let offset = Double(leadingPadding) / Double(PCMFormat.speech.sampleRate)
             let length = Double(inputSamples) / Double(PCMFormat.speech.sampleRate)
-            let start = Self.inputFrame(segment.startFrame - origin, source: source)
-            let end = Self.inputFrame(segment.endFrame - origin, source: source) + 1
-            return Transcript.Word(text: word, start: min(length, max(0, Double(start) / 100 - offset)),
-                                   end: min(length, max(0, Double(end) / 100 - offset)), margin: wordMargin)
+            return Transcript.Word(text: word, start: min(length, max(0, Double(first) / 100 - offset)),
+                                   end: min(length, max(0, Double(last + 1) / 100 - offset)), margin: wordMargin)
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
         let noisy = decoder !== self.decoder
@@ -599,10 +598,17 @@ final class PhoneLoopPass: @unchecked Sendable {
                 try decoder.endUtterance()
                 return decoder.segments()
             }
-            if claimReplay() { phoneFrames = decoder.inputFrames(of: audio, background: background, earlier: [audio]) }
+            if claimReplay() { phoneFrames = Self.keptFrames(on: decoder, audio: audio, background: background) }
             cpuSeconds = clock.elapsed().cpu
             done.signal()
         }
+    }
+
+    /// Which frames a phone-loop pass over `audio` kept (PocketSphinxDecoder.inputFrames), found on `decoder`'s
+    /// front end (either decoder of the pair: their front ends have the same settings). The pass runs after the
+    /// front end has been over the audio once (the grammar pass, or this pass's warm-up), so the replay starts there.
+    static func keptFrames(on decoder: PocketSphinxDecoder, audio: [Int16], background: [Int16]) -> [Int] {
+        decoder.inputFrames(of: audio, background: background, earlier: [audio])
     }
 
     /// True for the first caller only: finding which frames this pass kept is another run of the front end over the
