@@ -24,6 +24,7 @@ rejected) and keeps hark's lines in bench/out/endpointed/ood/<snr>-<cut>-<worksp
 
 usage: python3 bench/speech_endpointed.py [--snr 6 12] [--noise pink=BANK/pink.wav ...] [--pre 0.3 1.0 1.5]
                                           [--check 20] [--hark PATH] [--ood kal,slt] [--no-orders] [--no-whole]
+                                          [--hark-args "ARGS"] [--tag NAME]
        (BANK from `python3 scripts/adapt/general_noise.py bank BANK --seed 11`)
 writes bench/out/endpointed/ (mixes, cuts, one JSONL per decoded set) and prints the table.
 needs: a release build of hark; numpy and sox (bash scripts/setup-bench.sh)
@@ -160,7 +161,7 @@ def out_of_domain(args):
                 parts = [chosen[i::args.jobs] for i in range(args.jobs)]
 
                 def run(part, ws=ws):
-                    cmd = [args.hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", f"{ws}.json"), "--json"]
+                    cmd = [args.hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", f"{ws}.json"), "--json"] + args.hark_args
                     out = subprocess.run(cmd + part, capture_output=True, text=True)
                     if out.returncode != 0:
                         sys.exit(f"speech_endpointed: {' '.join(cmd)} … failed: {out.stderr[-2000:]}")
@@ -168,7 +169,7 @@ def out_of_domain(args):
 
                 with ThreadPoolExecutor(args.jobs) as pool:
                     rows = [row for part in pool.map(run, parts) for row in part]
-                with open(os.path.join(OUT, "ood", f"{snr}-{label.replace(' ', '-')}-{ws}.jsonl"), "w") as f:
+                with open(os.path.join(OUT, "ood", f"{snr}-{label.replace(' ', '-')}-{ws}{args.tag}.jsonl"), "w") as f:
                     f.writelines(json.dumps(r) + "\n" for r in rows)
                 table[(snr, label, ws)] = (sum(1 for r in rows if speech.accepted(r)), len(rows))
                 print(f"speech_endpointed: ood {snr}, {label}, {ws}: {table[(snr, label, ws)][0]}/{len(rows)} accepted",
@@ -192,7 +193,10 @@ def main():
     ap.add_argument("--ood", help="voices (e.g. kal,slt,en-us) for the out-of-domain part")
     ap.add_argument("--no-orders", action="store_true", help="skip the orders (with --ood: only out-of-domain speech)")
     ap.add_argument("--no-whole", action="store_true", help="out-of-domain: decode the cuts only, not the whole files")
+    ap.add_argument("--hark-args", default="", help="more arguments for every `hark recognize`, e.g. \"--margin-room all\"")
+    ap.add_argument("--tag", default="", help="appended to the names of the JSONL files, to keep runs with other --hark-args apart")
     args = ap.parse_args()
+    args.hark_args = args.hark_args.split()
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
     if args.ood:
@@ -225,9 +229,9 @@ def main():
     probe = sorted(glob.glob(os.path.join(first, "[4567]*.wav")))[: args.check]
     streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced"], probe, args.jobs)
     for path in probe:
-        cut = endpoint(read(path))
+        found = endpoint(read(path))
         row = streamed[os.path.basename(path)[:-4]]
-        mine = 0 if cut is None else (cut[1] - cut[0]) / 100 + 0.3
+        mine = 0 if found is None else (found[1] - found[0]) / 100 + 0.3
         if abs(mine - (row.get("audio_seconds") or 0)) > 0.011:
             sys.exit(f"speech_endpointed: {path}: the Python endpointer's cut ({mine:.2f} s) differs from hark's "
                      f"({row.get('audio_seconds')} s); update endpoint() to match HarkAudio/Endpointer.swift")
@@ -247,9 +251,9 @@ def main():
                 cut_files.append(target)
             sets[f"{pre:g} s before"] = cut_files
         for label, chosen in sets.items():
-            cache = os.path.join(OUT, "runs", f"{name.replace(' ', '-')}-{label.replace(' ', '-')}.jsonl")
+            cache = os.path.join(OUT, "runs", f"{name.replace(' ', '-')}-{label.replace(' ', '-')}{args.tag}.jsonl")
             rows = hark_eval.cached(cache, lambda: hark_eval.scored(
-                hark_eval.recognise_with(args.hark, [], chosen, args.jobs), labels, score), reuse=False)
+                hark_eval.recognise_with(args.hark, args.hark_args, chosen, args.jobs), labels, score), reuse=False)
             table[(name, label)] = sum(r["right"] for r in rows.values())
             print(f"speech_endpointed: {name}, {label}: {table[(name, label)]}/{len(files)}", file=sys.stderr)
     labels_order = [f"{p:g} s before" for p in args.pre] + ["whole file"]

@@ -94,6 +94,10 @@ enum RecognizeCommand: Command {
             if text == "off" { return .some(nil) }
             return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
         }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
+        let marginRoom = try args.option("--margin-room", parse: { text -> Double?? in
+            if text == "all" { return .some(nil) }
+            return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }
+        }, expected: "seconds, 0…30, or all")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
@@ -106,6 +110,7 @@ enum RecognizeCommand: Command {
         var options = RecognitionOptions(search: search, cepstralMean: cmn ?? .batch, measuresConfidence: !noConfidence && search == .grammar)
         if let decoderArgs { options.decoderArguments = decoderArgs }
         if let phoneLoop { options.phoneLoopAlongside = phoneLoop }
+        if let marginRoom { options.marginRoom = marginRoom }
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil

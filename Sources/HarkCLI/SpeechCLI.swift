@@ -133,6 +133,7 @@ enum SpeechCLI {
         o["acoustic_confidence"] = round(t.acousticConfidence)
         if let margin = t.acousticMargin { o["acoustic_margin"] = round(margin) }
         if let margin = t.speechMargin { o["speech_margin"] = round(margin) }
+        if let margin = t.nearMargin { o["near_margin"] = round(margin) }
         if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
         o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["audio_seconds"] = round(t.audioSeconds, 3)

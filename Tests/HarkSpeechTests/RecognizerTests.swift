@@ -157,6 +157,50 @@ struct RecognizerTests {
         #expect(SpeechRecognizer.margin(ofWord: word, inputFrames: (-3, -1), against: phones, decoder: decoder) == nil)
     }
 
+    @Test("The utterance's margin over a stretch of input counts segments by their frames inside it, and is nil when it leaves none out")
+    func marginWithinAStretch() throws {
+        let decoder = try SpeechRecognizer(workspace: Self.robot).decoder
+        func segment(_ word: String, _ start: Int, _ end: Int, _ score: Int32) -> PocketSphinxDecoder.Segment {
+            PocketSphinxDecoder.Segment(word: word, startFrame: start, endFrame: end, acousticScore: score, languageScore: 0, probability: 0)
+        }
+        // Search frames from 100 (fed in blocks, PocketSphinx adds the stream frame), kept from input frame 3 on.
+        let segments = [segment("<sil>", 100, 109, -1000), segment("go", 110, 119, -2000), segment("<sil>", 120, 129, -1000)]
+        let source = Array(3..<33)
+        let phones = [Double?](repeating: nil, count: 3) + [Double?](repeating: -100, count: 30)
+        let word = try #require(SpeechRecognizer.margin(ofWord: segments[1], inputFrames: (13, 22), against: phones, decoder: decoder))
+        #expect(word < -1)
+        // The word's stretch alone: the word's own margin.
+        let alone = try #require(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (13, 22), against: phones, decoder: decoder))
+        #expect(abs(alone - word) < 1e-9)
+        // Half of each silence too: (-500 - 2000 - 500) / 20 frames against -100 a frame, half the word's gap.
+        let wider = try #require(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (8, 27), against: phones, decoder: decoder))
+        #expect(abs(wider - word / 2) < 1e-9)
+        // A stretch that leaves nothing out, or holds nothing: the whole utterance's margin stands.
+        #expect(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (0, 40), against: phones, decoder: decoder) == nil)
+        #expect(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (40, 50), against: phones, decoder: decoder) == nil)
+    }
+
+    @Test("Room around words the workspace does not know pulls the utterance's margin up, and not the margin with its room fixed")
+    func marginRoomAroundTheWords() throws {
+        // "go forward ten meters" against home.json: the grammar has no such sentence, so the words fit badly.
+        let home = try Workspace.load(from: RecognitionFixtures.home)
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let tone = Array(clip.samples.prefix(PCMFormat.speech.sampleRate / 10))
+        let roomy = PCMBuffer(format: .speech, samples: Array(repeating: tone, count: 15).flatMap { $0 } + clip.samples)
+        func margins(_ room: Double?) throws -> (plain: Double, roomy: Double) {
+            let recognizer = try SpeechRecognizer(workspace: home, options: RecognitionOptions(marginRoom: room), pronunciations: HomeWords())
+            let plain = try recognizer.recognize(clip), more = try recognizer.recognize(roomy)
+            #expect(!plain.text.isEmpty && more.text == plain.text)
+            return (try #require(plain.acousticMargin), try #require(more.acousticMargin))
+        }
+        let all = try margins(nil), fixed = try margins(0.3)
+        // 1.5 s of the room before the same words lifts the whole utterance's margin by 0.6 (from -3.9); the words'
+        // fit is what should be judged, and with 0.3 s either side of them counted the room lifts nothing.
+        #expect(all.roomy > all.plain + 0.3, "\(all)")
+        #expect(fixed.plain < all.plain && fixed.roomy < all.roomy)
+        #expect(fixed.roomy < fixed.plain + 0.1, "\(fixed) against \(all)")
+    }
+
     @Test("The front end's kept frames are as many as the search saw, and all of them without the voice-activity detector")
     func keptFramesMatchTheSearch() throws {
         let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))

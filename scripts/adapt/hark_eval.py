@@ -67,17 +67,25 @@ def recognise_with(hark, extra, files, jobs):
 
 
 def scored(decoded, labels, score):
-    """{clip id: {id, right, transcript, snr_db, noisy_decoding, decode_ms, audio_seconds}}: each decoded clip
-    scored by the upstream rule (score.py: the intent and every labelled slot right; rejected is wrong)."""
+    """{clip id: {id, right, transcript, snr_db, noisy_decoding, decode_ms, audio_seconds, right_if_accepted, accepted,
+    intent_confidence and the margins}}: each decoded clip scored by the upstream rule (score.py: the intent and every
+    labelled slot right; rejected is wrong), and as if it had been accepted."""
     rows = {}
     for clip, row in decoded.items():
         label = labels[clip + ".wav"]
         intent, slots = score.result_of(row)
         right = intent == label["intent"] and all(
             slots.get(k) == score.norm(v) for k, v in (label.get("slots") or {}).items())
+        intent, slots = score.result_of(dict(row, accepted=True))
+        heard_right = intent == label["intent"] and all(
+            slots.get(k) == score.norm(v) for k, v in (label.get("slots") or {}).items())
         rows[clip] = {"id": clip, "right": bool(right), "transcript": row.get("transcript"),
                       "snr_db": row.get("snr_db"), "noisy_decoding": row.get("noisy_decoding"),
-                      "decode_ms": row.get("decode_ms"), "audio_seconds": row.get("audio_seconds")}
+                      "decode_ms": row.get("decode_ms"), "audio_seconds": row.get("audio_seconds"),
+                      # what the rejection decided from, so that other rejection points can be scored from the same run
+                      "right_if_accepted": bool(heard_right), "accepted": row.get("accepted"),
+                      "intent_confidence": (row.get("intents") or [{}])[0].get("confidence", 0.0),
+                      **{k: row[k] for k in ("acoustic_margin", "speech_margin", "near_margin") if k in row}}
     return rows
 
 

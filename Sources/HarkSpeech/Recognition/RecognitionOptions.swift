@@ -54,6 +54,11 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// Different decoder settings for noisy utterances (`nil`: one setting for all). Applies to whole-utterance
     /// decoding (batch CMN), where the whole utterance is known before it is decoded.
     public var noisy: NoisyDecoding?
+    /// How much of the room either side of the words the utterance's margin counts, in seconds (`nil`: every frame).
+    /// Room costs the grammar's silence as little as the phone loop's, so each second of it pulls the margin
+    /// towards zero whatever was said; counting a fixed stretch around the words keeps the margin the same however
+    /// much room the endpointer or a file left around them (docs/speech.md, "The room the margin counts").
+    public var marginRoom: Double?
 
     /// How noisy speech is decoded: utterances whose `SignalToNoise` estimate is below `threshold` dB are
     /// decoded by a second decoder with `decoderArguments` on top of the usual ones.
@@ -111,8 +116,10 @@ public struct RecognitionOptions: Sendable, Equatable {
     public init(
         search: Search = .grammar, cepstralMean: CepstralMean = .batch, measuresConfidence: Bool = true,
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
-        decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, phoneLoopAlongside: Bool = true
+        decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, phoneLoopAlongside: Bool = true,
+        marginRoom: Double? = nil
     ) {
+        self.marginRoom = marginRoom
         self.phoneLoopAlongside = phoneLoopAlongside
         self.noisy = noisy
         self.phoneLoopBeam = phoneLoopBeam

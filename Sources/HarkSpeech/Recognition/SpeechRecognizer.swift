@@ -367,6 +367,7 @@ public final class SpeechRecognizer {
         let phoneFrames = Self.phoneScoresByInputFrame(phones, source: phoneSource)
         var speechScore = 0.0
         var speechFrames = 0
+        var spoken: (first: Int, last: Int)?
         let spent = clock.elapsed()
 
         let words = segments.compactMap { segment -> Transcript.Word? in
@@ -374,6 +375,7 @@ public final class SpeechRecognizer {
             // The word's first and last frame of the input.
             let first = Self.inputFrame(segment.startFrame - origin, source: source)
             let last = Self.inputFrame(segment.endFrame - origin, source: source)
+            spoken = (min(spoken?.first ?? first, first), max(spoken?.last ?? last, last))
             let wordMargin = phones.isEmpty ? nil
                 : Self.margin(ofWord: segment, inputFrames: (first, last), against: phoneFrames, decoder: decoder)
             if let wordMargin {
@@ -394,6 +396,13 @@ public final class SpeechRecognizer {
         let noisy = decoder !== self.decoder
         let calibration = noisy ? noisyConfidence : options.confidence
         let speechMargin = speechFrames > 0 ? speechScore / Double(speechFrames) : nil
+        var nearMargin: Double?
+        if margin != nil, let spoken, !phones.isEmpty {
+            let reach = Int(((options.marginRoom ?? 0.3) * 100).rounded())
+            nearMargin = Self.margin(of: segments, origin: origin, source: source, within: (spoken.first - reach, spoken.last + reach),
+                                     against: phoneFrames, decoder: decoder)
+            if options.marginRoom != nil, let nearMargin { margin = nearMargin }
+        }
         var confidence: Double =
             if text.isEmpty { 0 }
             else if let margin { calibration.confidence(margin: margin) }
@@ -406,6 +415,7 @@ public final class SpeechRecognizer {
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
         transcript.speechMargin = speechMargin
+        transcript.nearMargin = nearMargin
         let start = min(leadingPadding, audio.count)
         transcript.recording = Array(audio[start..<min(audio.count, start + inputSamples)])
         return transcript
@@ -510,6 +520,41 @@ public final class SpeechRecognizer {
         let frames = Double(word.endFrame - word.startFrame + 1)
         return (Double(word.acousticScore) / frames - reference / Double(kept)) * decoder.naturalLog(1) * 1024
             - insertionBonus(of: [word], decoder: decoder) / frames
+    }
+
+    /// The utterance's margin over the input frames `within` (first and last) only: the grammar path's segments
+    /// counted by the share of their frames inside, against the phone loop's score on the frames inside its pass
+    /// kept, each per frame. `nil` when the stretch leaves out none of the grammar pass's frames (the whole
+    /// utterance's margin stands) or either pass kept none of it.
+    static func margin(
+        of segments: [PocketSphinxDecoder.Segment], origin: Int, source: [Int], within: (first: Int, last: Int),
+        against phones: [Double?], decoder: PocketSphinxDecoder
+    ) -> Double? {
+        var grammar = 0.0, bonus = 0.0
+        var inside = 0, outside = 0
+        for segment in segments where segment.endFrame >= segment.startFrame {
+            var count = 0
+            for frame in segment.startFrame...segment.endFrame {
+                let input = inputFrame(frame - origin, source: source)
+                if input >= within.first, input <= within.last { count += 1 }
+            }
+            let share = Double(count) / Double(segment.endFrame - segment.startFrame + 1)
+            grammar += Double(segment.acousticScore) * share
+            bonus += insertionBonus(of: [segment], decoder: decoder) * share
+            inside += count
+            outside += segment.endFrame - segment.startFrame + 1 - count
+        }
+        guard outside > 0, inside > 0 else { return nil }
+        var reference = 0.0
+        var kept = 0
+        for frame in max(0, within.first)...max(0, min(phones.count - 1, within.last)) where frame < phones.count {
+            if let score = phones[frame] {
+                reference += score
+                kept += 1
+            }
+        }
+        guard kept > 0 else { return nil }
+        return (grammar / Double(inside) - reference / Double(kept)) * decoder.naturalLog(1) * 1024 - bonus / Double(inside)
     }
 
     /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones across an

@@ -35,6 +35,9 @@ public struct Transcript: Sendable, Equatable {
     /// words. Room around the words, which pulls `acousticMargin` (an average over every frame) towards 0, does not
     /// enter it; the noisy-speech decoder uses it as a second judge (docs/speech.md, "The margin over the words").
     public var speechMargin: Double?
+    /// The utterance's margin over the words and `RecognitionOptions.marginRoom` (0.3 s if unset) of input either side
+    /// of them; `nil` when that leaves no frame out (it is then `acousticMargin`) or without the confidence pass.
+    public var nearMargin: Double?
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
     public var signalToNoise: Double?
