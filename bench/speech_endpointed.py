@@ -24,7 +24,7 @@ rejected) and keeps hark's lines in bench/out/endpointed/ood/<snr>-<cut>-<worksp
 
 usage: python3 bench/speech_endpointed.py [--snr 6 12] [--noise pink=BANK/pink.wav ...] [--pre 0.3 1.0 1.5]
                                           [--check 20] [--hark PATH] [--ood kal,slt] [--no-orders] [--no-whole]
-                                          [--hark-args "ARGS"] [--tag NAME]
+                                          [--hark-args "ARGS"] [--tag NAME] [--ood-set reported|tuning] [--ood-noise WAV]
        (BANK from `python3 scripts/adapt/general_noise.py bank BANK --seed 11`)
 writes bench/out/endpointed/ (mixes, cuts, one JSONL per decoded set) and prints the table.
 needs: a release build of hark; numpy and sox (bash scripts/setup-bench.sh)
@@ -126,13 +126,20 @@ def cut(x, pre):
 
 def out_of_domain(args):
     """Out-of-domain sentences in kitchen noise through the same cuts: how many each workspace accepts."""
-    sentences = speech.ood_sentences()
+    tuning = args.ood_set == "tuning"
+    if tuning:
+        sentences = [" ".join(l.split()) for l in open(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"), encoding="utf-8")
+                     if l.strip() and not l.startswith("#")]
+    else:
+        sentences = speech.ood_sentences()
     voices = [fv for fv in speech.available_voices() if fv[1] in args.ood.split(",")]
     if not voices:
         sys.exit(f"speech_endpointed: none of --ood {args.ood} is installed (bash scripts/setup-bench.sh)")
-    files = speech.synthesise(sentences, os.path.join(ROOT, "bench", "out", "speech", "ood"), voices)
+    files = speech.synthesise(sentences, os.path.join(ROOT, "bench", "out", "speech", "ood-tuning" if tuning else "ood"), voices)
     mixer = speechlib.upstream_mixer()
-    noise = mixer.read_flac(os.path.join(domain.speech_dir(), "noise", "kitchen.flac"))
+    noise = (speechlib.read_wav_float(args.ood_noise) if args.ood_noise
+             else mixer.read_flac(os.path.join(domain.speech_dir(), "noise", "kitchen.flac")))
+    ood_out = os.path.join(OUT, "ood-tuning" if tuning else "ood")
     table = {}
     for snr in args.snr:
         rng = np.random.default_rng(99)
@@ -151,7 +158,7 @@ def out_of_domain(args):
                 x = mixed * 0.5 / max(np.abs(mixed).max(), 1e-9) * 32768.0
                 name = f"{family}-{voice}-{os.path.basename(path)}"
                 for label in sets:
-                    folder = os.path.join(OUT, "ood", f"{snr}-{label.replace(' ', '-')}")
+                    folder = os.path.join(ood_out, f"{snr}-{label.replace(' ', '-')}")
                     os.makedirs(folder, exist_ok=True)
                     target = os.path.join(folder, name)
                     write(target, x if label == "whole file" else cut(x, float(label.split()[0])))
@@ -169,7 +176,7 @@ def out_of_domain(args):
 
                 with ThreadPoolExecutor(args.jobs) as pool:
                     rows = [row for part in pool.map(run, parts) for row in part]
-                with open(os.path.join(OUT, "ood", f"{snr}-{label.replace(' ', '-')}-{ws}{args.tag}.jsonl"), "w") as f:
+                with open(os.path.join(ood_out, f"{snr}-{label.replace(' ', '-')}-{ws}{args.tag}.jsonl"), "w") as f:
                     f.writelines(json.dumps(r) + "\n" for r in rows)
                 table[(snr, label, ws)] = (sum(1 for r in rows if speech.accepted(r)), len(rows))
                 print(f"speech_endpointed: ood {snr}, {label}, {ws}: {table[(snr, label, ws)][0]}/{len(rows)} accepted",
@@ -191,6 +198,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
     ap.add_argument("--ood", help="voices (e.g. kal,slt,en-us) for the out-of-domain part")
+    ap.add_argument("--ood-set", choices=["reported", "tuning"], default="reported",
+                    help="out-of-domain sentences: bench/data/ood-sentences.txt (reported) or ood-tuning-sentences.txt "
+                         "(tuning: for choosing rejection points; use it with --ood slt,rms and --ood-noise)")
+    ap.add_argument("--ood-noise", metavar="WAV", help="out-of-domain part: mix with this 16 kHz noise instead of the kitchen "
+                    "recording (e.g. bench/out/speech/rejection-snr/noise/tuning-7.wav, speech_rejection_snr.py's)")
     ap.add_argument("--no-orders", action="store_true", help="skip the orders (with --ood: only out-of-domain speech)")
     ap.add_argument("--no-whole", action="store_true", help="out-of-domain: decode the cuts only, not the whole files")
     ap.add_argument("--hark-args", default="", help="more arguments for every `hark recognize`, e.g. \"--margin-room all\"")

@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--denoise DB]
+                              [--noisy-below DB|off] [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
@@ -30,6 +30,9 @@ enum RecognizeCommand: Command {
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
+          --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
+                            (near_margin) rather than over every frame (all, the default): an experiment that did
+                            not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")
           --denoise DB      run libspeexdsp's noise suppressor (up to DB dB of attenuation) over the audio first
           --cmn M           cepstral mean normalisation: batch (default: over the whole utterance, so decoding waits for
                             its end), live (a running mean, so the audio is decoded as it arrives; an experiment for
@@ -50,8 +53,8 @@ enum RecognizeCommand: Command {
                             result_delay_ms then also counts decoding that real time would have overlapped)
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
-                            the words alone), audio_seconds, decode_ms, snr_db, noisy_decoding,
-                            intents, entities (as `hark parse --json`), accepted
+                            the words alone), near_margin (over the words and 0.3 s either side), audio_seconds,
+                            decode_ms, snr_db, noisy_decoding, intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
         """
 

@@ -83,7 +83,7 @@ struct NoisyDecodingTests {
         let noisy = try Self.goForward(noiseRMS: 600), clean = try Self.goForward(noiseRMS: 0)
         let alone = try SpeechRecognizer(workspace: RecognizerTests.robot, model: model, options: options(words: nil)).recognize(noisy)
         let utterance = try #require(alone.acousticMargin), words = try #require(alone.speechMargin)
-        #expect(alone.noisyDecoding && alone.acousticConfidence == AcousticConfidence(midpoint: -2.0, scale: 0.4).confidence(margin: utterance))
+        #expect(alone.noisyDecoding && alone.acousticConfidence == RecognitionOptions.NoisyDecoding.standard.confidenceWithNoisyMeans?.confidence(margin: utterance))
         // A words' point far above the words' margin turns the same command away; one far below changes nothing.
         let strict = try SpeechRecognizer(workspace: RecognizerTests.robot, model: model, options: options(words: .init(midpoint: words + 5, scale: 0.4)))
         #expect(try strict.recognize(noisy).acousticConfidence < 0.01)
