@@ -54,10 +54,12 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// Different decoder settings for noisy utterances (`nil`: one setting for all). Applies to whole-utterance
     /// decoding (batch CMN), where the whole utterance is known before it is decoded.
     public var noisy: NoisyDecoding?
-    /// How much of the room either side of the words the utterance's margin counts, in seconds (`nil`: every frame).
-    /// Room costs the grammar's silence as little as the phone loop's, so each second of it pulls the margin
-    /// towards zero whatever was said; counting a fixed stretch around the words keeps the margin the same however
-    /// much room the endpointer or a file left around them (docs/speech.md, "The room the margin counts").
+    /// How much of the room either side of the words the utterance's margin counts, in seconds (`nil`: every frame,
+    /// the default). Room costs the grammar's silence as little as the phone loop's, so each second of it pulls the
+    /// margin towards zero whatever was said; a fixed stretch around the words was meant to keep the margin the same
+    /// however much room the endpointer or a file left. Measured, it separated commands from non-commands no better
+    /// and needed every rejection point moved, so it is an experiment (docs/speech.md, "The noisy-speech rejection
+    /// point, for endpointed utterances"); `Transcript.nearMargin` reports it either way.
     public var marginRoom: Double?
 
     /// How noisy speech is decoded: utterances whose `SignalToNoise` estimate is below `threshold` dB are
