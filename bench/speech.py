@@ -261,8 +261,8 @@ def speed_summary(metas_rows):
 
 # --- 5. out-of-domain speech --------------------------------------------------------------------------------
 
-def ood_sentences():
-    return [" ".join(l.split()) for l in open(OOD, encoding="utf-8") if l.strip() and not l.startswith("#")]
+def ood_sentences(path=OOD):
+    return [" ".join(l.split()) for l in open(path, encoding="utf-8") if l.strip() and not l.startswith("#")]
 
 
 def ood_problems(sentences):

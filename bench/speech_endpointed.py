@@ -127,11 +127,8 @@ def cut(x, pre):
 def out_of_domain(args):
     """Out-of-domain sentences in kitchen noise through the same cuts: how many each workspace accepts."""
     tuning = args.ood_set == "tuning"
-    if tuning:
-        sentences = [" ".join(l.split()) for l in open(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"), encoding="utf-8")
-                     if l.strip() and not l.startswith("#")]
-    else:
-        sentences = speech.ood_sentences()
+    sentences = (speech.ood_sentences(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt")) if tuning
+                 else speech.ood_sentences())
     voices = [fv for fv in speech.available_voices() if fv[1] in args.ood.split(",")]
     if not voices:
         sys.exit(f"speech_endpointed: none of --ood {args.ood} is installed (bash scripts/setup-bench.sh)")

@@ -178,6 +178,8 @@ struct RecognizerTests {
         // A stretch that leaves nothing out, or holds nothing: the whole utterance's margin stands.
         #expect(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (0, 40), against: phones, decoder: decoder) == nil)
         #expect(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (40, 50), against: phones, decoder: decoder) == nil)
+        // A stretch past the last frame the phone pass kept, though the grammar's frames reach into it: no reference, nil.
+        #expect(SpeechRecognizer.margin(of: segments, origin: 100, source: source, within: (20, 40), against: Array(phones.prefix(15)), decoder: decoder) == nil)
     }
 
     @Test("Room around words the workspace does not know pulls the utterance's margin up, and not the margin with its room fixed")

@@ -506,20 +506,26 @@ public final class SpeechRecognizer {
         ofWord word: PocketSphinxDecoder.Segment, inputFrames: (first: Int, last: Int), against phones: [Double?],
         decoder: PocketSphinxDecoder
     ) -> Double? {
-        let first = max(0, inputFrames.first), last = min(phones.count - 1, inputFrames.last)
+        guard let reference = phoneReference(phones, from: inputFrames.first, to: inputFrames.last) else { return nil }
+        let frames = Double(word.endFrame - word.startFrame + 1)
+        return (Double(word.acousticScore) / frames - reference) * decoder.naturalLog(1) * 1024
+            - insertionBonus(of: [word], decoder: decoder) / frames
+    }
+
+    /// The phone loop's mean score per frame over the input frames `from...to` its pass kept
+    /// (`phoneScoresByInputFrame`); `nil` when it kept none of them.
+    static func phoneReference(_ phones: [Double?], from: Int, to: Int) -> Double? {
+        let first = max(0, from), last = min(phones.count - 1, to)
         guard first <= last else { return nil }
-        var reference = 0.0
+        var sum = 0.0
         var kept = 0
         for frame in first...last {
             if let score = phones[frame] {
-                reference += score
+                sum += score
                 kept += 1
             }
         }
-        guard kept > 0 else { return nil }
-        let frames = Double(word.endFrame - word.startFrame + 1)
-        return (Double(word.acousticScore) / frames - reference / Double(kept)) * decoder.naturalLog(1) * 1024
-            - insertionBonus(of: [word], decoder: decoder) / frames
+        return kept > 0 ? sum / Double(kept) : nil
     }
 
     /// The utterance's margin over the input frames `within` (first and last) only: the grammar path's segments
@@ -544,17 +550,8 @@ public final class SpeechRecognizer {
             inside += count
             outside += segment.endFrame - segment.startFrame + 1 - count
         }
-        guard outside > 0, inside > 0 else { return nil }
-        var reference = 0.0
-        var kept = 0
-        for frame in max(0, within.first)...max(0, min(phones.count - 1, within.last)) where frame < phones.count {
-            if let score = phones[frame] {
-                reference += score
-                kept += 1
-            }
-        }
-        guard kept > 0 else { return nil }
-        return (grammar / Double(inside) - reference / Double(kept)) * decoder.naturalLog(1) * 1024 - bonus / Double(inside)
+        guard outside > 0, inside > 0, let reference = phoneReference(phones, from: within.first, to: within.last) else { return nil }
+        return (grammar / Double(inside) - reference) * decoder.naturalLog(1) * 1024 - bonus / Double(inside)
     }
 
     /// The phone loop's acoustic score over frames `from...to`: phones wholly inside count fully, phones across an
