@@ -77,6 +77,18 @@ struct RecognizerTests {
         #expect(transcript.words.allSatisfy { $0.start < $0.end && $0.end <= transcript.audioSeconds + 0.02 })
     }
 
+    @Test("Any-English decoding measures its margin in the grammar's units: the same recording fits about as well")
+    func generalSearchMargin() throws {
+        let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
+        let grammar = try #require(try SpeechRecognizer(workspace: Self.robot).recognize(clip).acousticMargin)
+        let heard = try SpeechRecognizer(workspace: Self.robot, options: RecognitionOptions(search: .general)).recognize(clip)
+        // The n-gram search's lattice gives acoustic scores 1,024 times larger than the grammar's; unscaled, this
+        // margin read about -2,000 and the acoustic confidence was always 0.
+        let general = try #require(heard.acousticMargin)
+        #expect(abs(general - grammar) < 1.5, "general \(general) against the grammar's \(grammar) (\(heard.text))")
+        #expect(heard.acousticConfidence > 0.5, "\(heard.text): \(general)")
+    }
+
     @Test("Each word carries its own acoustic margin when the confidence pass runs, and none without it")
     func wordMargins() throws {
         let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))

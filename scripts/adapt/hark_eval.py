@@ -19,6 +19,7 @@ model) and writes WORK/hark-eval.json
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -38,13 +39,14 @@ def score_module():
     return module
 
 
-def recognise(hark, model, files, jobs, whole):
-    """{clip id: hark's JSON line} for `files` decoded with `model` (see --whole-model), split over `jobs`."""
+def recognise(hark, model, files, jobs, whole, more=()):
+    """{clip id: hark's JSON line} for `files` decoded with `model` (see --whole-model) and the `more` arguments,
+    split over `jobs`."""
     if model and whole:
         extra = ["--acoustic-model", model]
     else:
         extra = ["--noisy-means", os.path.join(model, "means") if model else "none"]
-    return recognise_with(hark, extra, files, jobs)
+    return recognise_with(hark, extra + list(more), files, jobs)
 
 
 def recognise_with(hark, extra, files, jobs):
@@ -112,6 +114,9 @@ def main():
     ap.add_argument("--whole-model", action="store_true",
                     help="give each model to both decoders (--acoustic-model) instead of the noisy-speech one only "
                          "(--noisy-means, as Hark ships it; an empty DIR is then --noisy-means none)")
+    ap.add_argument("--hark-args", action="append", default=[], metavar="NAME=ARGS",
+                    help="more `hark recognize` arguments for model NAME's runs, e.g. --hark-args='wide=--noisy-below 30' "
+                         "(the same DIR may be given under two names to compare settings)")
     args = ap.parse_args()
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"hark_eval: {args.hark}: no hark binary (swift build -c release, or --hark PATH)")
@@ -123,6 +128,12 @@ def main():
         if path and not os.path.isfile(os.path.join(path, "means")):
             sys.exit(f"hark_eval: --model {spec!r}: {path} holds no 'means' file")
         models.append((name, path))
+    more = {}
+    for spec in args.hark_args:
+        name, _, rest = spec.partition("=")
+        if name not in dict(models):
+            sys.exit(f"hark_eval: --hark-args {spec!r}: no --model named {name!r}")
+        more[name] = more.get(name, []) + shlex.split(rest)
     mix = os.path.join(args.work, "mix-20240601")
     if not os.path.exists(os.path.join(mix, ".done")):
         subprocess.run([sys.executable, os.path.join(domain.speech_dir(), "mix.py"), mix, "--half", "dev"], check=True,
@@ -136,7 +147,8 @@ def main():
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f[0] in args.digits and f.endswith(".wav"))
         for name, path in models:
             cache = os.path.join(args.work, "runs", f"{name}-{condition}.jsonl")
-            rows = cached(cache, lambda: scored(recognise(args.hark, path, files, args.jobs, args.whole_model), labels, score))
+            rows = cached(cache, lambda: scored(recognise(args.hark, path, files, args.jobs, args.whole_model,
+                                                                  more.get(name, ())), labels, score))
             missing = len(files) - len(rows)
             results[(name, condition)] = (rows, len(files), missing)
             print(f"hark_eval: {name} {condition}: {sum(r['right'] for r in rows.values())}/{len(files)}", file=sys.stderr)
@@ -167,7 +179,7 @@ def main():
             print(f"| {name} vs {base} | " + " | ".join(cells) + " | |")
     os.makedirs(args.work, exist_ok=True)
     with open(os.path.join(args.work, "hark-eval.json"), "w") as f:
-        json.dump({"models": dict(models), "digits": args.digits, "shares": summary}, f, indent=1)
+        json.dump({"models": dict(models), "hark_args": more, "digits": args.digits, "shares": summary}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -345,7 +345,11 @@ public final class SpeechRecognizer {
         phones measured: [PocketSphinxDecoder.Segment]? = nil, keptFrames: (grammar: [Int]?, phones: [Int])? = nil
     ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
-        let segments = decoder.segments()
+        // An n-gram search reports its best path from the word lattice, whose acoustic scores PocketSphinx gives
+        // unshifted (`<< SENSCR_SHIFT`, ten bits: 1,024 times the grammar and phone-loop searches' units), so they
+        // are brought to those units before the margin compares them with the phone loop.
+        let segments = options.search == .grammar ? decoder.segments()
+            : decoder.segments().map { segment in var shifted = segment; shifted.acousticScore >>= 10; return shifted }
         let frames = decoder.frameCount
         var margin: Double?
         var phones: [PocketSphinxDecoder.Segment] = []
