@@ -15,6 +15,7 @@ example, nor a sentence of the reported set.
 usage: python3 bench/speech_rejection_snr.py [--snr 6 12] [--dev 60] [--home 40] [--jobs 2] [--hark PATH] [--noise WAV]
        python3 bench/speech_rejection_snr.py --fit [--noise WAV]    (the rule search over the features of the last run)
        python3 bench/speech_rejection_snr.py --separation [--noise WAV]    (how well each feature alone separates)
+       python3 bench/speech_rejection_snr.py --general clean 12db    (the margin against any English; slow)
 needs: flite, sox, numpy; a release build of hark
 writes: bench/out/speech/rejection-snr/ (WAVs, one JSONL of `hark recognize --json` per set, workspace and SNR)
 """
@@ -301,6 +302,61 @@ def separation():
         print(f"speech margin point {point}: " + ", ".join(counts))
 
 
+def general_reference(hark, conditions, jobs):
+    """The margin against any English (docs/speech.md, "Any English as the reference"): each file of the last run
+    decoded again by `hark transcribe --general --json` (PocketSphinx's general en-us language model), and the
+    grammar's utterance margin minus that decoding's — how much better the workspace's sentences fit the audio than
+    the best English words do. Prints its area under the ROC curve beside the utterance margin's, the commands and
+    non-commands accepted today that it would keep at a few points, and the general decoding's real-time factor."""
+    for ws, kind in (("barista", "dev"), ("home", "home")):
+        for condition in conditions:
+            grammar = {}
+            for k in (kind, "ood"):
+                name = os.path.join(OUT, "results", f"{k}-{ws}-{condition}.jsonl")
+                if not os.path.exists(name):
+                    sys.exit(f"speech_rejection_snr: {name} is missing: run without --general first")
+                grammar[k] = [json.loads(l) for l in open(name)]
+            general = {}
+            for k, rows in grammar.items():
+                cache = os.path.join(OUT, "general", f"{k}-{condition}.jsonl")
+                files = [r["file"] for r in rows]
+                if not (os.path.exists(cache) and sum(1 for _ in open(cache)) == len(files)):
+                    parts = [files[i::jobs] for i in range(jobs)]
+
+                    def run(part):
+                        done = subprocess.run(["nice", hark, "transcribe", "--general", "--json", *part],
+                                              capture_output=True, text=True)
+                        return [l for l in done.stdout.splitlines() if l.startswith("{")]
+
+                    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                        lines = [l for part in pool.map(run, parts) for l in part]
+                    os.makedirs(os.path.dirname(cache), exist_ok=True)
+                    with open(cache, "w") as f:
+                        f.writelines(l + "\n" for l in lines)
+                general.update({os.path.abspath(r["file"]): r for r in map(json.loads, open(cache))})
+
+            def judged(rows):
+                out = []
+                for r in rows:
+                    g = general.get(os.path.abspath(r["file"]), {})
+                    if r.get("acoustic_margin") is None or g.get("acoustic_margin") is None:
+                        continue
+                    accepted = bool(r.get("accepted")) and bool(r.get("intents"))
+                    out.append((r["acoustic_margin"], r["acoustic_margin"] - g["acoustic_margin"], accepted,
+                                g["decode_cpu_ms"] / 1000 / g["audio_seconds"]))
+                return out
+            commands, others = judged(grammar[kind]), judged(grammar["ood"])
+            if not commands or not others:
+                continue
+            print(f"{ws} {condition}: AUC utterance margin {auc([c[0] for c in commands], [o[0] for o in others]):.3f}, "
+                  f"against any English {auc([c[1] for c in commands], [o[1] for o in others]):.3f}; accepted today: "
+                  f"commands {sum(c[2] for c in commands)}/{len(commands)}, non-commands {sum(o[2] for o in others)}/{len(others)}; "
+                  f"general decoding RTF median {np.median([c[3] for c in commands + others]):.2f}")
+            for point in (-1.0, -0.75, -0.5, -0.25, 0.0):
+                print(f"  and against any English >= {point}: commands {sum(c[2] and c[1] >= point for c in commands)}, "
+                      f"non-commands {sum(o[2] and o[1] >= point for o in others)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", type=float, nargs="+", default=[6, 12])
@@ -313,6 +369,8 @@ def main():
                     "babble (e.g. a type from scripts/adapt/general_noise.py's bank); its own folder of results")
     ap.add_argument("--fit", action="store_true", help="the rule search over the features of the last run (with --noise: of that noise's run)")
     ap.add_argument("--separation", action="store_true", help="area under the ROC curve of each feature of the last run (with --noise: of that noise's run)")
+    ap.add_argument("--general", nargs="+", metavar="CONDITION", help="the margin against any English (general language "
+                    "model) over the last run's files in these conditions (clean, 12db, 6db); slow: RTF about 0.5 clean, 2 in noise")
     args = ap.parse_args()
     global OUT
     if args.noise:
@@ -321,6 +379,8 @@ def main():
         return main_fit()
     if args.separation:
         return separation()
+    if args.general:
+        return general_reference(args.hark, args.general, args.jobs)
 
     tuning = read_lines(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"))
     check_tuning_sentences(tuning)
