@@ -15,7 +15,7 @@ example, nor a sentence of the reported set.
 usage: python3 bench/speech_rejection_snr.py [--snr 6 12] [--dev 60] [--home 40] [--jobs 2] [--hark PATH] [--noise WAV]
        python3 bench/speech_rejection_snr.py --fit [--noise WAV]    (the rule search over the features of the last run)
        python3 bench/speech_rejection_snr.py --separation [--noise WAV]    (how well each feature alone separates)
-       python3 bench/speech_rejection_snr.py --general clean 12db    (the margin against any English; slow)
+       python3 bench/speech_rejection_snr.py --general clean 12db [--general-args "-beam 1e-40 …"]    (the margin against any English)
 needs: flite, sox, numpy; a release build of hark
 writes: bench/out/speech/rejection-snr/ (WAVs, one JSONL of `hark recognize --json` per set, workspace and SNR)
 """
@@ -302,12 +302,15 @@ def separation():
         print(f"speech margin point {point}: " + ", ".join(counts))
 
 
-def general_reference(hark, conditions, jobs):
+def general_reference(hark, conditions, jobs, decoder_args=None):
     """The margin against any English (docs/speech.md, "Any English as the reference"): each file of the last run
     decoded again by `hark transcribe --general --json` (PocketSphinx's general en-us language model), and the
     grammar's utterance margin minus that decoding's — how much better the workspace's sentences fit the audio than
     the best English words do. Prints its area under the ROC curve beside the utterance margin's, the commands and
-    non-commands accepted today that it would keep at a few points, and the general decoding's real-time factor."""
+    non-commands accepted today that it would keep at a few points, and the general decoding's real-time factor.
+    `decoder_args` (--general-args) go to the general decoding as `--decoder-args`, cached apart (e.g. narrower beams)."""
+    folder = "general" + ("-" + re.sub(r"[^A-Za-z0-9.]+", "_", decoder_args).strip("_") if decoder_args else "")
+    extra = ["--decoder-args", decoder_args] if decoder_args else []
     for ws, kind in (("barista", "dev"), ("home", "home")):
         for condition in conditions:
             grammar = {}
@@ -318,13 +321,13 @@ def general_reference(hark, conditions, jobs):
                 grammar[k] = [json.loads(l) for l in open(name)]
             general = {}
             for k, rows in grammar.items():
-                cache = os.path.join(OUT, "general", f"{k}-{condition}.jsonl")
+                cache = os.path.join(OUT, folder, f"{k}-{condition}.jsonl")
                 files = [r["file"] for r in rows]
                 if not (os.path.exists(cache) and sum(1 for _ in open(cache)) == len(files)):
                     parts = [files[i::jobs] for i in range(jobs)]
 
                     def run(part):
-                        done = subprocess.run(["nice", hark, "transcribe", "--general", "--json", *part],
+                        done = subprocess.run(["nice", hark, "transcribe", "--general", "--json", *extra, *part],
                                               capture_output=True, text=True)
                         return [l for l in done.stdout.splitlines() if l.startswith("{")]
 
@@ -371,6 +374,8 @@ def main():
     ap.add_argument("--separation", action="store_true", help="area under the ROC curve of each feature of the last run (with --noise: of that noise's run)")
     ap.add_argument("--general", nargs="+", metavar="CONDITION", help="the margin against any English (general language "
                     "model) over the last run's files in these conditions (clean, 12db, 6db); slow: RTF about 0.5 clean, 2 in noise")
+    ap.add_argument("--general-args", metavar="ARGS", help="with --general: PocketSphinx settings for the general decoding, "
+                    "e.g. \"-beam 1e-40 -wbeam 1e-25 -pbeam 1e-35 -fwdflat no\"")
     args = ap.parse_args()
     global OUT
     if args.noise:
@@ -380,7 +385,7 @@ def main():
     if args.separation:
         return separation()
     if args.general:
-        return general_reference(args.hark, args.general, args.jobs)
+        return general_reference(args.hark, args.general, args.jobs, args.general_args)
 
     tuning = read_lines(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt"))
     check_tuning_sentences(tuning)

@@ -75,16 +75,7 @@ enum RecognizeCommand: Command {
         }, expected: "batch, live, stream or stream:SECONDS (0 < SECONDS <= 30)")
         let json = try args.flag("--json")
         let stream = try args.flag("--stream")
-        let decoderArgs = try args.option("--decoder-args", parse: { text -> [String: String]? in
-            let parts = text.split(whereSeparator: \.isWhitespace).map(String.init)
-            guard !parts.isEmpty, parts.count % 2 == 0 else { return nil }
-            var pairs: [String: String] = [:]
-            for i in stride(from: 0, to: parts.count, by: 2) {
-                guard parts[i].hasPrefix("-"), parts[i].count > 1 else { return nil }
-                pairs[parts[i]] = parts[i + 1]
-            }
-            return pairs
-        }, expected: "PocketSphinx name-value pairs such as \"-maxhmmpf 3000\"")
+        let decoderArgs = try SpeechCLI.decoderArguments(&args)
         let unpaced = try args.flag("--unpaced")
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")

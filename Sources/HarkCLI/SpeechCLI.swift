@@ -48,6 +48,20 @@ enum SpeechCLI {
     }
 
     /// The directories `repositoryFile` looks in, in order.
+    /// `--decoder-args "NAME VALUE …"`: extra PocketSphinx settings as name-value pairs in one argument, or `nil`.
+    static func decoderArguments(_ args: inout Arguments) throws -> [String: String]? {
+        try args.option("--decoder-args", parse: { text -> [String: String]? in
+            let parts = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard !parts.isEmpty, parts.count % 2 == 0 else { return nil }
+            var pairs: [String: String] = [:]
+            for i in stride(from: 0, to: parts.count, by: 2) {
+                guard parts[i].hasPrefix("-"), parts[i].count > 1 else { return nil }
+                pairs[parts[i]] = parts[i + 1]
+            }
+            return pairs
+        }, expected: "PocketSphinx name-value pairs such as \"-maxhmmpf 3000\"")
+    }
+
     static func searchDirectories() -> [URL] {
         let fm = FileManager.default
         var dirs = [URL(fileURLWithPath: fm.currentDirectoryPath)]

@@ -155,6 +155,23 @@ struct SpeechCLITests {
         #expect(missing.stderr.contains("nope.wav"))
     }
 
+    @Test("transcribe takes extra decoder settings as name-value pairs and refuses a malformed list, naming the option")
+    func transcribeDecoderArguments() throws {
+        for bad in ["-beam", "beam 1e-40", "-beam 1e-40 -wbeam"] {
+            let r = try CLITests.hark(["transcribe", "--general", "--decoder-args", bad, "x.wav"])
+            #expect(r.status == 64, "\(bad): \(r.status)")
+            #expect(r.stderr.contains("--decoder-args"), "\(bad): \(r.stderr)")
+        }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("on.wav").path
+        let say = try CLITests.hark(["say", "--output", wav, "turn on the light"])
+        #expect(say.status == 0, "\(say.stderr)")
+        let narrow = try CLITests.hark(["transcribe", "--general", "--json", "--decoder-args", "-beam 1e-40 -fwdflat no", wav])
+        #expect(narrow.status == 0, "\(narrow.stderr)")
+        #expect(narrow.stdout.contains("\"acoustic_margin\""), "\(narrow.stdout)")
+    }
+
     @Test("A missing model directory and an unknown capture or playback device are clear errors")
     func missingModelAndDevices() throws {
         let model = try CLITests.hark(["transcribe", "--model", "/nonexistent/hark-model", "x.wav"])
