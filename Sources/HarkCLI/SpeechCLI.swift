@@ -47,7 +47,6 @@ enum SpeechCLI {
         return searchDirectories().map { $0.appendingPathComponent(relative) }.first { fm.fileExists(atPath: $0.path) }
     }
 
-    /// The directories `repositoryFile` looks in, in order.
     /// `--decoder-args "NAME VALUE …"`: extra PocketSphinx settings as name-value pairs in one argument, or `nil`.
     static func decoderArguments(_ args: inout Arguments) throws -> [String: String]? {
         try args.option("--decoder-args", parse: { text -> [String: String]? in
@@ -62,6 +61,7 @@ enum SpeechCLI {
         }, expected: "PocketSphinx name-value pairs such as \"-maxhmmpf 3000\"")
     }
 
+    /// The directories `repositoryFile` looks in, in order.
     static func searchDirectories() -> [URL] {
         let fm = FileManager.default
         var dirs = [URL(fileURLWithPath: fm.currentDirectoryPath)]

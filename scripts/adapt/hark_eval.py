@@ -19,6 +19,7 @@ model) and writes WORK/hark-eval.json
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -146,7 +147,9 @@ def main():
         folder = os.path.join(mix, "clean" if condition == "clean" else f"{condition}db")
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f[0] in args.digits and f.endswith(".wav"))
         for name, path in models:
-            cache = os.path.join(args.work, "runs", f"{name}-{condition}.jsonl")
+            # the runs are cached by name, condition and any --hark-args, so that changed settings are decoded again
+            settings = "".join("-" + re.sub(r"[^A-Za-z0-9.]+", "_", a).strip("_") for a in more.get(name, ()))
+            cache = os.path.join(args.work, "runs", f"{name}{settings}-{condition}.jsonl")
             rows = cached(cache, lambda: scored(recognise(args.hark, path, files, args.jobs, args.whole_model,
                                                                   more.get(name, ())), labels, score))
             missing = len(files) - len(rows)
