@@ -238,9 +238,11 @@ def main():
     probe = sorted(glob.glob(os.path.join(first, "[4567]*.wav")))[: args.check]
     streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced"], probe, args.jobs)
     for path in probe:
-        found = endpoint(read(path))
+        samples = read(path)
+        found = endpoint(samples)
         row = streamed[os.path.basename(path)[:-4]]
-        mine = 0 if found is None else (found[1] - found[0]) / 100 + 0.3
+        # 0.3 s after the last speech, or the end of the input when it comes sooner (as cut() does)
+        mine = 0 if found is None else min(found[1] / 100 + 0.3, len(samples) / RATE) - found[0] / 100
         if abs(mine - (row.get("audio_seconds") or 0)) > 0.011:
             sys.exit(f"speech_endpointed: {path}: the Python endpointer's cut ({mine:.2f} s) differs from hark's "
                      f"({row.get('audio_seconds')} s); update endpoint() to match HarkAudio/Endpointer.swift")

@@ -78,6 +78,17 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// Gaussian means for utterances decoded as noisy: a file, "none" for the acoustic model's own, or nil for
     /// the shipped `Models/en-us-noisy.means` (with the stock acoustic model).
     public var noisyMeans: String?
+    /// Whether a clean utterance the acoustic point accepts is also judged against any English
+    /// (`RecognitionOptions.anyEnglish`); false saves the general model's memory (about 100 MiB).
+    public var anyEnglish = true
+
+    /// How the appliance's recognisers search: the defaults, without the judge against any English when
+    /// `anyEnglish` is off.
+    public var recognitionOptions: RecognitionOptions {
+        var options = RecognitionOptions()
+        if !anyEnglish { options.anyEnglish = nil }
+        return options
+    }
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
     public var intentThreshold = Understanding.reportingThreshold
 
@@ -219,6 +230,7 @@ extension ApplianceConfiguration {
                 try reader.read(try reader.object(v, p), path: p, known: [
                     "acoustic_model": { v, p throws(ConfigurationError) in c.acousticModel = try reader.optionalString(v, p) },
                     "noisy_means": { v, p throws(ConfigurationError) in c.noisyMeans = try reader.optionalString(v, p) },
+                    "any_english": { v, p throws(ConfigurationError) in c.anyEnglish = try reader.bool(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
                     "intent_threshold": { v, p throws(ConfigurationError) in c.intentThreshold = try reader.number(v, p, in: 0...1) },
                 ])

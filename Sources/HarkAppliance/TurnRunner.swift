@@ -78,11 +78,12 @@ public final class TurnRunner: Sendable {
         if let spoken {
             let t = spoken.transcript
             var data: JSONObject = [
-                "transcript": .string(t.text), "acoustic_confidence": .number(rounded(t.acousticConfidence)),
+                "transcript": .string(t.text), "acoustic_confidence": .number(rounded(spoken.acousticConfidence)),
                 "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
                 "accepted": .bool(spoken.accepted), "source": .string(source.rawValue), "noisy_decoding": .bool(t.noisyDecoding),
             ]
             if let snr = t.signalToNoise { data["snr_db"] = .number(rounded(snr, 1)) }
+            if let margin = t.englishMargin { data["english_margin"] = .number(rounded(margin)) }
             data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
             if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }
             if let heard = t.utteranceSeconds { data["utterance_seconds"] = .number(rounded(heard)) }
@@ -90,10 +91,12 @@ public final class TurnRunner: Sendable {
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.
                 let why = t.text.isEmpty ? "nothing recognised"
-                    : spoken.acousticConfidence < thresholds.acoustic ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(thresholds.acoustic))"
+                    : spoken.acousticConfidence < thresholds.acoustic
+                        ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(thresholds.acoustic))"
+                            + (t.englishMargin.map { (t.marginConfidence ?? 0) >= thresholds.acoustic ? " (any English fits better: margin \(format($0)))" : "" } ?? "")
                     : "intent confidence \(format(spoken.intentConfidence)) < \(format(thresholds.intent))"
                 recorder.record(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
-                finish(turnID, reply: Self.apology, accepted: false, intent: nil, heard: t.text, acoustic: t.acousticConfidence)
+                finish(turnID, reply: Self.apology, accepted: false, intent: nil, heard: t.text, acoustic: spoken.acousticConfidence)
                 return Result(turn: turnID, understanding: spoken.understanding, dialog: nil, reply: Self.apology, accepted: false,
                               context: context, waitingForAnswer: false)
             }

@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--denoise DB] [--margin-room S|all]
+                              [--noisy-below DB|off] [--any-english on|off] [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
@@ -30,6 +30,10 @@ enum RecognizeCommand: Command {
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
+          --any-english W   on (default): a clean utterance the acoustic point accepts with a margin below -1.0 is
+                            decoded again with the general English model and turned away when any English fits it
+                            much better than the grammar (english_margin below -0.5); off: no such judge (less memory:
+                            the general model takes about 100 MiB; docs/speech.md, "Any English as the reference")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")
@@ -53,7 +57,7 @@ enum RecognizeCommand: Command {
                             result_delay_ms then also counts decoding that real time would have overlapped)
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
-                            the words alone), near_margin (over the words and 0.3 s either side), audio_seconds,
+                            the words alone), near_margin (over the words and 0.3 s either side), english_margin (against any English, when judged), audio_seconds,
                             decode_ms, snr_db, noisy_decoding, intents, entities (as `hark parse --json`), accepted
         \(SpeechCLI.modelUsage)
         """
@@ -92,6 +96,7 @@ enum RecognizeCommand: Command {
             if text == "all" { return .some(nil) }
             return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }
         }, expected: "seconds, 0…30, or all")
+        let anyEnglish = try args.option("--any-english", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
@@ -105,6 +110,7 @@ enum RecognizeCommand: Command {
         if let decoderArgs { options.decoderArguments = decoderArgs }
         if let phoneLoop { options.phoneLoopAlongside = phoneLoop }
         if let marginRoom { options.marginRoom = marginRoom }
+        if anyEnglish == false { options.anyEnglish = nil }
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil

@@ -110,7 +110,7 @@ enum RunCommand: Command {
         var wake: (any WakeDetector)?
         if audio != nil {
             let model = setup.speechModel
-            recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: RecognitionOptions())
+            recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: setup.configuration.recognitionOptions)
             if mode == .wake {
                 wake = try SpeechCLI.wakeSpotter(settingsPath: configuration.wakeSettings.map { configuration.resolve($0) }, model: model)
             }
@@ -174,7 +174,7 @@ enum RunCommand: Command {
         _ setup: ApplianceParts, appliance: Appliance, synthesizer: SpeechSynthesizer, spoken: Bool, port: Int?
     ) throws -> ServerSetup.Started? {
         // Web push-to-talk gets a recogniser of its own, so it never waits for the microphone's.
-        let webRecognizer = try? SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: RecognitionOptions())
+        let webRecognizer = try? SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: setup.configuration.recognitionOptions)
         let triggers = appliance.triggers
         var speak: (@Sendable (String) -> Bool)?
         var play: (@Sendable ([Int16]) -> Bool)?

@@ -52,7 +52,7 @@ enum ServeCommand: Command {
         let turns = setup.turns(seed: seed) { event, id in printer.print(event, id: id) }
 
         let synthesizer = try setup.synthesizer()
-        let recognizer = try SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: RecognitionOptions())
+        let recognizer = try SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: setup.configuration.recognitionOptions)
         let speaker = try? ALSAPlayback(
             device: configuration.playbackDevice, format: SpeechSynthesizer.playbackFormat,
             configFile: configuration.alsaConfigFile)

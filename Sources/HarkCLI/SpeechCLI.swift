@@ -148,6 +148,7 @@ enum SpeechCLI {
         if let margin = t.acousticMargin { o["acoustic_margin"] = round(margin) }
         if let margin = t.speechMargin { o["speech_margin"] = round(margin) }
         if let margin = t.nearMargin { o["near_margin"] = round(margin) }
+        if let margin = t.englishMargin { o["english_margin"] = round(margin) }
         if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
         o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["audio_seconds"] = round(t.audioSeconds, 3)
@@ -190,7 +191,13 @@ enum SpeechCLI {
     static func rejectionReason(_ c: SpokenCommand) -> String {
         if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
         var reasons: [String] = []
-        if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold { reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence)) }
+        if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold {
+            if let english = c.transcript.englishMargin, (c.transcript.marginConfidence ?? 0) >= SpeechUnderstanding.defaultAcousticThreshold {
+                reasons.append(String(format: "any English fits the audio better than the grammar's words: %.3f (margin %.2f)", c.acousticConfidence, english))
+            } else {
+                reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence))
+            }
+        }
         if c.intentConfidence < Understanding.reportingThreshold { reasons.append(String(format: "no intent reaches %g: %.3f", Understanding.reportingThreshold, c.intentConfidence)) }
         return reasons.isEmpty ? "below the thresholds" : reasons.joined(separator: "; ")
     }

@@ -31,6 +31,19 @@ struct ApplianceConfigurationTests {
         }
     }
 
+    @Test("the judge against any English is on unless the configuration turns it off, and then the recognisers go without it")
+    func anyEnglish() throws {
+        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
+        #expect(try ApplianceConfiguration.parse("{}", source: source).anyEnglish)
+        let off = try ApplianceConfiguration.parse(#"{ "understanding": { "any_english": false } }"#, source: source)
+        #expect(!off.anyEnglish)
+        #expect(off.recognitionOptions.anyEnglish == nil)
+        #expect(ApplianceConfiguration().recognitionOptions.anyEnglish == .standard)
+        #expect(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(#"{ "understanding": { "any_english": "no" } }"#, source: source)
+        }
+    }
+
     @Test("an empty object is the defaults")
     func empty() throws {
         #expect(try ApplianceConfiguration.parse("{}", source: nil) == ApplianceConfiguration())

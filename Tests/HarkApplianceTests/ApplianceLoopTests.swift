@@ -98,12 +98,12 @@ struct ApplianceLoopTests {
     }
 
     /// flite's voice, from its command-line tool (a second synthetic voice, installed by scripts/setup.sh).
-    static func flite(_ text: String) throws -> PCMBuffer {
+    static func flite(_ text: String, voice: String = "slt") throws -> PCMBuffer {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("hark-flite-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: out) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/flite")
-        process.arguments = ["-voice", "slt", "-t", text, "-o", out.path]
+        process.arguments = ["-voice", voice, "-t", text, "-o", out.path]
         try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "flite failed")
@@ -145,6 +145,22 @@ struct ApplianceLoopTests {
         #expect(turn.outcome?.accepted == true)
         #expect(turn.outcome?.reply == "Light is on")
         #expect(stored.map(\.event.kind).contains(.stop))
+    }
+
+    @Test("a request the workspace cannot do, heard as a command, switches nothing: any English fits it better")
+    func anyEnglishTurnsAwayANearCommand() throws {
+        let bench = try Bench()
+        // flite kal's "turn on the radio in the garden" fits "turn on the ceiling light" well enough for the acoustic
+        // point alone; the general English model hears it far better.
+        let audio = Self.stream([Self.silence(1), try Self.flite("turn on the radio in the garden", voice: "kal"), Self.silence(1.5)])
+        _ = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true)
+        #expect(bench.light == false)
+        #expect(bench.texts(.transcript) == ["turn on the ceiling light"])
+        let refusal = try #require(bench.events.first { $0.kind == .intent })
+        #expect(refusal.text.contains("any English fits better"), "\(refusal.text)")
+        let transcript = try #require(bench.events.first { $0.kind == .transcript })
+        if case .number(let margin)? = transcript.data["english_margin"] { #expect(margin < -0.5) } else { Issue.record("no english_margin in \(transcript.data)") }
+        #expect(bench.texts(.device).isEmpty)
     }
 
     @Test("a spoken \"take a picture\" stores a valid JPEG and records it")

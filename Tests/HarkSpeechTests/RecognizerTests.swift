@@ -89,6 +89,59 @@ struct RecognizerTests {
         #expect(heard.acousticConfidence > 0.5, "\(heard.text): \(general)")
     }
 
+    @Test("Clean speech about something else that the grammar fits well enough is turned away against any English; commands are kept",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: WakePhraseSpotterTests.flite), "flite is not installed (make setup installs it)"))
+    func anyEnglishJudge() throws {
+        let home = try Workspace.load(from: RecognitionFixtures.home)
+        let judged = try SpeechRecognizer(workspace: home, pronunciations: HomeWords())
+        let unjudged = try SpeechRecognizer(workspace: home, options: RecognitionOptions(anyEnglish: nil), pronunciations: HomeWords())
+        // Requests home.json cannot do, in four flite voices: the grammar forces each onto a command ("please light up
+        // the room") well enough for the acoustic point alone, but the general model's words fit them much better.
+        var turnedAway: [String] = []
+        for (sentence, voice) in [("please switch off the oven", "slt"), ("please switch off the oven", "awb"),
+                                  ("please turn up the heating", "rms"), ("turn on the radio in the garden", "kal")] {
+            let audio = try WakePhraseSpotterTests.speech(sentence, flite: voice)
+            let plain = try unjudged.recognize(audio)
+            #expect(plain.acousticConfidence >= 0.5 && plain.englishMargin == nil, "\(voice) \(sentence): \(plain.text) \(plain.acousticMargin ?? 0)")
+            let heard = try judged.recognize(audio)
+            #expect(heard.text == plain.text && heard.acousticMargin == plain.acousticMargin)
+            if let against = heard.englishMargin, against < -0.5, heard.acousticConfidence < 0.5 { turnedAway.append(sentence) }
+        }
+        #expect(turnedAway.count >= 3, "turned away only \(turnedAway)")
+        // Commands keep their confidence, judged or not.
+        for (command, voice) in [("turn on the light", "slt"), ("take a picture", "slt"), ("what time is it", "slt"), ("thank you", "slt"),
+                                 ("what can you do", "slt"), ("turn on the light", nil), ("what time is it", nil), ("what can you do", nil)] {
+            let audio = try WakePhraseSpotterTests.speech(command, flite: voice)
+            let heard = try judged.recognize(audio)
+            #expect(heard.text == command && heard.acousticConfidence >= 0.5, "\(voice ?? "eSpeak NG") \(command): \(heard.text), \(heard.englishMargin ?? .nan)")
+        }
+    }
+
+    @Test("An intent that reads the user's own words is not turned away against any English; others are")
+    func freeWordsAreNotJudged() throws {
+        let home = try Workspace.load(from: RecognitionFixtures.home)
+        let understanding = SpeechUnderstanding(workspace: home)
+        #expect(understanding.freeTextIntents == ["Announce", "DropIn"])
+        // What the recogniser reports when the margins pass and any English fits better (flite's "announce that the
+        // pizza is here", cut as the endpointer cuts it, is heard as the nearest example at -0.65 against any English).
+        func judged(_ text: String) -> Transcript {
+            var transcript = Transcript(text: text, words: [], acousticConfidence: 0.41, acousticMargin: -2.44, audioSeconds: 2.6,
+                                        decodeMilliseconds: 300)
+            transcript.englishMargin = -0.65
+            transcript.marginConfidence = 0.87
+            return transcript
+        }
+        let announcement = understanding.understand(judged("announce that the car is here"))
+        #expect(announcement.intent?.intent == "Announce" && announcement.accepted && announcement.acousticConfidence == 0.87)
+        let light = understanding.understand(judged("turn on the light"))
+        #expect(light.intent?.intent == "OnLight" && !light.accepted && light.acousticConfidence == 0.41)
+        // Unjudged transcripts decide as before, free words or not.
+        var unjudged = judged("announce that the car is here")
+        unjudged.marginConfidence = nil
+        unjudged.englishMargin = nil
+        #expect(!understanding.understand(unjudged).accepted)
+    }
+
     @Test("Each word carries its own acoustic margin when the confidence pass runs, and none without it")
     func wordMargins() throws {
         let clip = try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))

@@ -30,6 +30,8 @@ public final class SpeechRecognizer {
     /// utterance, `RecognitionOptions.phoneLoopAlongside`; block by block when streaming).
     let phoneDecoder: PocketSphinxDecoder?
     let noisyPhoneDecoder: PocketSphinxDecoder?
+    /// The general English decoding of `options.anyEnglish` (nil without that judge), shared in the process.
+    let english: EnglishReference?
     let mainSearch: String
     let initialMean: [Float]
     /// Streaming mean: the decoder pair chosen for the utterance once its first `meanSeconds` have arrived (nil
@@ -58,7 +60,11 @@ public final class SpeechRecognizer {
         pronunciations: (any PronunciationSource)? = nil
     ) throws {
         self.options = options
-        try model.validate(phoneLanguageModel: options.measuresConfidence, generalLanguageModel: options.search == .general)
+        // The judge against any English needs the whole utterance with the batch mean, the grammar's path and the
+        // acoustic margin it rules on.
+        let judgesEnglish = options.anyEnglish != nil && options.search == .grammar && options.cepstralMean == .batch
+            && options.measuresConfidence
+        try model.validate(phoneLanguageModel: options.measuresConfidence, generalLanguageModel: options.search == .general || judgesEnglish)
 
         var arguments: [String: String] = RecognitionOptions.defaultDecoderArguments
         arguments["-hmm"] = model.acousticModel.path
@@ -150,6 +156,14 @@ public final class SpeechRecognizer {
             noisyPhoneDecoder = nil
             noisyConfidence = options.confidence
             noisyWordsConfidence = nil
+        }
+        if judgesEnglish, let judge = options.anyEnglish {
+            var english = arguments
+            english["-dict"] = model.dictionary.path
+            for (key, value) in judge.decoderArguments { english[key] = value }
+            self.english = try EnglishReference.shared(arguments: english, languageModel: model.generalLanguageModel)
+        } else {
+            self.english = nil
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -333,9 +347,34 @@ public final class SpeechRecognizer {
         try grammar.get()
         let earlier = (wall: 0.0, cpu: phones?.cpuSeconds ?? 0)
         let keptFrames = phones.flatMap { pass in (phoneFramesHere ?? pass.phoneFrames).map { (pass.grammarFrames, $0) } }
-        return try transcript(from: decoder, audio: audio, background: background, inputSamples: input.count,
-                              leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
-                              phones: try phones?.segments.get(), keptFrames: keptFrames)
+        var result = try transcript(from: decoder, audio: audio, background: background, inputSamples: input.count,
+                                    leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
+                                    phones: try phones?.segments.get(), keptFrames: keptFrames)
+        if decoder === self.decoder { try judgeAgainstEnglish(&result, grammar: decoder, audio: audio, background: background) }
+        return result
+    }
+
+    /// `options.anyEnglish`: decodes the utterance again with the general English model when the usual decoder's
+    /// margin passed the acoustic point (confidence 0.5, its calibration's midpoint) but lies below the judge's
+    /// `judgedBelow`, and lowers the confidence to the judge's when the words of any English fit the audio much better
+    /// than the grammar's. The grammar's path and the general one are scored on the same audio by the same front end,
+    /// so the phone loop, the reference of both margins, cancels: the margin against any English is the difference
+    /// of the two paths' acoustic scores per frame (docs/speech.md, "Any English as the reference").
+    private func judgeAgainstEnglish(_ transcript: inout Transcript, grammar: PocketSphinxDecoder, audio: [Int16], background: [Int16]) throws {
+        guard let judge = options.anyEnglish, let english, let margin = transcript.acousticMargin,
+              transcript.acousticConfidence >= 0.5, margin < judge.judgedBelow ?? .infinity else { return }
+        let clock = DecodeClock()
+        let grammarScore = Self.margin(of: grammar.segments(), reference: 0, frames: grammar.frameCount, decoder: grammar)
+        let englishScore = try english.score(of: audio, background: background)
+        let spent = clock.elapsed()
+        transcript.decodeMilliseconds += spent.wall * 1000
+        transcript.decodeCPUMilliseconds += spent.cpu * 1000
+        // No path through any English (nothing decoded): the judge abstains.
+        guard let englishScore else { return }
+        let against = grammarScore - englishScore
+        transcript.englishMargin = against
+        transcript.marginConfidence = transcript.acousticConfidence
+        transcript.acousticConfidence = min(transcript.acousticConfidence, judge.confidence.confidence(margin: against))
     }
 
     /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.

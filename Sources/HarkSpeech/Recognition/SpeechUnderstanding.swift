@@ -7,7 +7,9 @@ public struct SpokenCommand: Sendable {
     public var understanding: Understanding
     /// The top intent, if any.
     public var intent: IntentScore? { understanding.intents.first }
-    public var acousticConfidence: Double { transcript.acousticConfidence }
+    /// The acoustic confidence the decision used: the transcript's, or for an intent that takes free words
+    /// (`Workspace.freeTextIntents`) the margins' alone (`Transcript.marginConfidence`).
+    public var acousticConfidence: Double
     public var intentConfidence: Double { understanding.intents.first?.confidence ?? 0 }
     /// Both confidences reached their thresholds.
     public var accepted: Bool
@@ -27,11 +29,17 @@ public struct SpeechUnderstanding: Sendable {
     public var acousticThreshold: Double
     /// Minimum intent confidence; Watson's reporting threshold by default.
     public var intentThreshold: Double
+    /// Intents whose dialog reads the user's own words (`Workspace.freeTextIntents`): the grammar can only approximate
+    /// what follows their command words ("announce that the pizza is here" is heard as the nearest example), so
+    /// they are not turned away because any English fits the audio better (`RecognitionOptions.anyEnglish`); the
+    /// margins alone judge them.
+    public var freeTextIntents: Set<String>
 
     public init(matcher: Matcher, acousticThreshold: Double = defaultAcousticThreshold, intentThreshold: Double = Understanding.reportingThreshold) {
         self.matcher = matcher
         self.acousticThreshold = acousticThreshold
         self.intentThreshold = intentThreshold
+        freeTextIntents = matcher.workspace.freeTextIntents
     }
 
     public init(workspace: Workspace, acousticThreshold: Double = defaultAcousticThreshold, intentThreshold: Double = Understanding.reportingThreshold) {
@@ -41,7 +49,11 @@ public struct SpeechUnderstanding: Sendable {
     public func understand(_ transcript: Transcript) -> SpokenCommand {
         let understanding = matcher.understand(transcript.text)
         let intentConfidence = understanding.intents.first?.confidence ?? 0
-        let accepted = !transcript.text.isEmpty && transcript.acousticConfidence >= acousticThreshold && intentConfidence >= intentThreshold
-        return SpokenCommand(transcript: transcript, understanding: understanding, accepted: accepted)
+        var acoustic = transcript.acousticConfidence
+        if let top = understanding.intents.first?.intent, freeTextIntents.contains(top), let margins = transcript.marginConfidence {
+            acoustic = margins
+        }
+        let accepted = !transcript.text.isEmpty && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
+        return SpokenCommand(transcript: transcript, understanding: understanding, acousticConfidence: acoustic, accepted: accepted)
     }
 }

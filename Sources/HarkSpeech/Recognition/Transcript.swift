@@ -23,7 +23,8 @@ public struct Transcript: Sendable, Equatable {
     public var text: String
     public var words: [Word]
     /// How well the audio fits the recognised words compared with the best free phone sequence, 0…1
-    /// (see `AcousticConfidence`). 0 when there is no hypothesis; 1 when the confidence pass is off.
+    /// (see `AcousticConfidence`), or with any English when that judge ran and says less (`englishMargin`,
+    /// `marginConfidence`). 0 when there is no hypothesis; 1 when the confidence pass is off.
     public var acousticConfidence: Double
     /// The raw per-frame log-likelihood margin behind `acousticConfidence` (natural log, ≤ 0 in practice;
     /// `nil` when not measured), kept for calibration and `--explain` output.
@@ -38,6 +39,14 @@ public struct Transcript: Sendable, Equatable {
     /// The utterance's margin over the words and `RecognitionOptions.marginRoom` (0.3 s if unset) of input either side
     /// of them; `nil` when that leaves no frame out (it is then `acousticMargin`) or without the confidence pass.
     public var nearMargin: Double?
+    /// The utterance's margin against any English (`RecognitionOptions.anyEnglish`): the grammar path's acoustic score
+    /// per frame minus the general English model's on the same audio; `nil` when that judge did not run (noisy speech,
+    /// a margin the acoustic point rejects or above the judge's `judgedBelow`, or the judge off).
+    public var englishMargin: Double?
+    /// When the judge against any English ran: the acoustic confidence from the margins alone, before that judge had
+    /// its say (`acousticConfidence` is the lower of the two). `SpeechUnderstanding` uses it for intents that take
+    /// free words (`Workspace.freeTextIntents`).
+    public var marginConfidence: Double?
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
     public var signalToNoise: Double?

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The general English decoding behind `RecognitionOptions.anyEnglish`: PocketSphinx's general language model and
+/// full pronunciation dictionary over an utterance's audio, for the acoustic score of the best path through any
+/// English. It holds about 100 MiB (the dictionary, the language model and a copy of the acoustic model), so a process
+/// keeps one per model and setting (`shared`) and its recognisers take turns with it: `hark run`'s microphone and
+/// web push-to-talk recognisers, the Wyoming server's. A judgement takes a fraction of the utterance's length, and only
+/// doubtful clean utterances are judged, so waiting for the other recogniser's turn is rare and short.
+///
+/// @unchecked Sendable: the decoder is used only under `lock`.
+final class EnglishReference: @unchecked Sendable {
+    static let search = "english"
+
+    private let decoder: PocketSphinxDecoder
+    private let lock = NSLock()
+
+    private static let sharedLock = NSLock()
+    nonisolated(unsafe) private static var loaded: [[String]: EnglishReference] = [:]
+
+    /// The process's reference for decoder `arguments` (`-hmm`, `-dict`, beams …) and `languageModel`, loaded on first
+    /// use and kept for the life of the process.
+    static func shared(arguments: [String: String], languageModel: URL) throws -> EnglishReference {
+        let flat = arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] }
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        if let found = loaded[flat + [languageModel.path]] { return found }
+        let made = try EnglishReference(arguments: flat, languageModel: languageModel)
+        loaded[flat + [languageModel.path]] = made
+        return made
+    }
+
+    private init(arguments: [String], languageModel: URL) throws {
+        decoder = try PocketSphinxDecoder(arguments: arguments)
+        try decoder.addLanguageModel(name: Self.search, file: languageModel)
+        try decoder.useSearch(Self.search)
+    }
+
+    /// Decodes `audio` as one whole utterance (batch mean; `background` first through the front end only, as
+    /// `SpeechRecognizer.decodeWhole` does) and returns its best path's acoustic score per frame as a natural log,
+    /// in the grammar search's units; nil when it found no path.
+    func score(of audio: [Int16], background: [Int16] = []) throws -> Double? {
+        lock.lock()
+        defer { lock.unlock() }
+        if background.isEmpty {
+            try decoder.startUtteranceAtFrameZero()
+        } else {
+            _ = decoder.frontEndMean(of: background)
+            try decoder.startUtterance()
+        }
+        try decoder.process(audio, fullUtterance: true)
+        try decoder.endUtterance()
+        // An n-gram search reports its best path from the word lattice, whose acoustic scores are 1,024 times the
+        // grammar search's units (SpeechRecognizer.transcript(from:)).
+        let segments = decoder.segments().map { segment in var shifted = segment; shifted.acousticScore >>= 10; return shifted }
+        let frames = decoder.frameCount
+        guard !segments.isEmpty, frames > 0 else { return nil }
+        return SpeechRecognizer.margin(of: segments, reference: 0, frames: frames, decoder: decoder)
+    }
+}
