@@ -194,7 +194,8 @@ for link in lib lib64; do
 done
 
 # Data: alsa-lib's configuration (even hw: names go through it), eSpeak NG (English only), the PocketSphinx
-# model without the 26 MB general language model (the checks use the workspace grammar and the phone loop),
+# model without the 26 MB general language model (the checks use the workspace grammar and the phone loop, not the
+# judge against any English),
 # and the repository's workspace and pronunciations.
 mkdir -p "$STAGE/usr/share" "$STAGE/usr/lib/x86_64-linux-gnu" "$STAGE/usr/share/pocketsphinx/model/en-us"
 cp -a /usr/share/alsa "$STAGE/usr/share/alsa"
