@@ -30,10 +30,10 @@ enum RecognizeCommand: Command {
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
-          --any-english W   on (default): a clean utterance the acoustic point accepts with a margin below -1.0 is
-                            decoded again with the general English model and turned away when any English fits it
-                            much better than the grammar (english_margin below -0.5); off: no such judge (less memory:
-                            the general model takes about 100 MiB; docs/speech.md, "Any English as the reference")
+          --any-english W   on (default): clean utterances are also decoded with the general English model, and one
+                            the acoustic point accepts with a margin below -1.0 is turned away when any English fits
+                            it much better than the grammar (english_margin below -0.5); off: no such judge (less
+                            memory and processor time: docs/speech.md, "Any English as the reference")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")

@@ -4,8 +4,8 @@ import Foundation
 /// full pronunciation dictionary over an utterance's audio, for the acoustic score of the best path through any
 /// English. It holds about 100 MiB (the dictionary, the language model and a copy of the acoustic model), so a process
 /// keeps one per model and setting (`shared`) and its recognisers take turns with it: `hark run`'s microphone and
-/// web push-to-talk recognisers, the Wyoming server's. A judgement takes a fraction of the utterance's length, and only
-/// doubtful clean utterances are judged, so waiting for the other recogniser's turn is rare and short.
+/// web push-to-talk recognisers, the Wyoming server's. A decoding takes a fraction of the utterance's length and runs
+/// only for clean utterances, so waiting for another recogniser's turn is rare and short.
 ///
 /// @unchecked Sendable: the decoder is used only under `lock`.
 final class EnglishReference: @unchecked Sendable {
@@ -35,20 +35,18 @@ final class EnglishReference: @unchecked Sendable {
         try decoder.useSearch(Self.search)
     }
 
+    /// Starts `score(of:background:)` on a thread of its own, alongside the grammar and phone-loop passes.
+    func start(_ audio: [Int16], background: [Int16] = []) -> BackgroundWork<Double?> {
+        BackgroundWork { [self] in try score(of: audio, background: background) }
+    }
+
     /// Decodes `audio` as one whole utterance (batch mean; `background` first through the front end only, as
     /// `SpeechRecognizer.decodeWhole` does) and returns its best path's acoustic score per frame as a natural log,
     /// in the grammar search's units; nil when it found no path.
     func score(of audio: [Int16], background: [Int16] = []) throws -> Double? {
         lock.lock()
         defer { lock.unlock() }
-        if background.isEmpty {
-            try decoder.startUtteranceAtFrameZero()
-        } else {
-            _ = decoder.frontEndMean(of: background)
-            try decoder.startUtterance()
-        }
-        try decoder.process(audio, fullUtterance: true)
-        try decoder.endUtterance()
+        try decoder.decodeUtterance(audio, background: background)
         // An n-gram search reports its best path from the word lattice, whose acoustic scores are 1,024 times the
         // grammar search's units (SpeechRecognizer.transcript(from:)).
         let segments = decoder.segments().map { segment in var shifted = segment; shifted.acousticScore >>= 10; return shifted }

@@ -110,6 +110,20 @@ public final class PocketSphinxDecoder {
         try PocketSphinxError.check(ps_end_utt(decoder), "ps_end_utt", "could not end the utterance")
     }
 
+    /// Decodes `audio` as one whole utterance (`fullUtterance`, for batch CMN) from frame zero; with `background`, the
+    /// front end first runs over that audio (the room before the utterance, not decoded) and the utterance continues
+    /// its stream (`SpeechRecognizer.decodeWhole`).
+    public func decodeUtterance(_ audio: [Int16], background: [Int16] = []) throws {
+        if background.isEmpty {
+            try startUtteranceAtFrameZero()
+        } else {
+            _ = frontEndMean(of: background)
+            try startUtterance()
+        }
+        try process(audio, fullUtterance: true)
+        try endUtterance()
+    }
+
     /// The best hypothesis so far and its path score, or `nil` (a grammar search that reached no final state).
     /// The corresponding C function is `ps_get_hyp`.
     public func hypothesis() -> (text: String, score: Int32)? {

@@ -62,8 +62,8 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// point, for endpointed utterances"); `Transcript.nearMargin` reports it either way.
     public var marginRoom: Double?
     /// A third judge for clean speech, against any English (`nil`: none). Applies to whole-utterance decoding (batch
-    /// CMN) with the grammar search, to utterances the usual decoder (not the noisy-speech one) decoded and the
-    /// acoustic point accepted.
+    /// CMN) with the grammar search: the utterances the usual decoder (not the noisy-speech one) decodes are also
+    /// decoded by the general model, on a third thread, and its verdict counts for those the acoustic point accepts.
     public var anyEnglish: AnyEnglish?
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's
@@ -76,8 +76,7 @@ public struct RecognitionOptions: Sendable, Equatable {
         /// How the margin against any English becomes a confidence: 0.5 at `midpoint`.
         public var confidence: AcousticConfidence
         /// Only utterances whose own margin (`Transcript.acousticMargin`) is below this are judged; `nil`: every
-        /// accepted one. The general decoding is the costliest pass, and a command the grammar fits this well is
-        /// not in doubt.
+        /// accepted one. A command the grammar fits this well is not in doubt.
         public var judgedBelow: Double?
         /// The general decoding's PocketSphinx arguments, on top of the recogniser's.
         public var decoderArguments: [String: String]

@@ -330,16 +330,11 @@ public final class SpeechRecognizer {
             PhoneLoopPass(decoder: $0, audio: audio, background: background)
         }
         alongside?.start()
-        let grammar = Result { () throws -> Void in
-            if background.isEmpty {
-                try decoder.startUtteranceAtFrameZero()
-            } else {
-                _ = decoder.frontEndMean(of: background)
-                try decoder.startUtterance()
-            }
-            try decoder.process(audio, fullUtterance: true)
-            try decoder.endUtterance()
-        }
+        // The judge against any English decodes every utterance the usual decoder takes (clean speech) on a third
+        // thread, from the start: waiting for the grammar's margin first would put its whole decoding after the
+        // grammar's, past the endpointer's budget for a long order (docs/speech.md, "Any English as the reference").
+        let englishPass = decoder === self.decoder ? english?.start(audio, background: background) : nil
+        let grammar = Result { () throws -> Void in try decoder.decodeUtterance(audio, background: background) }
         // Whichever pass ends first finds which frames the phone pass kept, on its own front end (same settings).
         let phoneFramesHere = alongside?.claimReplay() == true
             ? PhoneLoopPass.keptFrames(on: decoder, audio: audio, background: background) : nil
@@ -350,27 +345,27 @@ public final class SpeechRecognizer {
         var result = try transcript(from: decoder, audio: audio, background: background, inputSamples: input.count,
                                     leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
                                     phones: try phones?.segments.get(), keptFrames: keptFrames)
-        if decoder === self.decoder { try judgeAgainstEnglish(&result, grammar: decoder, audio: audio, background: background) }
+        if let englishPass { try judgeAgainstEnglish(&result, grammar: decoder, pass: englishPass) }
         return result
     }
 
-    /// `options.anyEnglish`: decodes the utterance again with the general English model when the usual decoder's
-    /// margin passed the acoustic point (confidence 0.5, its calibration's midpoint) but lies below the judge's
-    /// `judgedBelow`, and lowers the confidence to the judge's when the words of any English fit the audio much better
-    /// than the grammar's. The grammar's path and the general one are scored on the same audio by the same front end,
-    /// so the phone loop, the reference of both margins, cancels: the margin against any English is the difference
-    /// of the two paths' acoustic scores per frame (docs/speech.md, "Any English as the reference").
-    private func judgeAgainstEnglish(_ transcript: inout Transcript, grammar: PocketSphinxDecoder, audio: [Int16], background: [Int16]) throws {
-        guard let judge = options.anyEnglish, let english, let margin = transcript.acousticMargin,
-              transcript.acousticConfidence >= 0.5, margin < judge.judgedBelow ?? .infinity else { return }
+    /// `options.anyEnglish`: when the usual decoder's margin passed the acoustic point (confidence 0.5, its
+    /// calibration's midpoint) but lies below the judge's `judgedBelow`, lowers the confidence to the judge's if the
+    /// words of any English (`pass`, the general decoding of the same audio) fit it much better than the grammar's.
+    /// Both paths are scored on the same audio by the same front end, so the phone loop, the reference of both
+    /// margins, cancels: the margin against any English is the difference of the two paths' acoustic scores per frame
+    /// (docs/speech.md, "Any English as the reference"). The pass is always waited for, so that the transcript counts
+    /// its processor time and no decoding outlives the call.
+    private func judgeAgainstEnglish(_ transcript: inout Transcript, grammar: PocketSphinxDecoder, pass: BackgroundWork<Double?>) throws {
         let clock = DecodeClock()
-        let grammarScore = Self.margin(of: grammar.segments(), reference: 0, frames: grammar.frameCount, decoder: grammar)
-        let englishScore = try english.score(of: audio, background: background)
-        let spent = clock.elapsed()
-        transcript.decodeMilliseconds += spent.wall * 1000
-        transcript.decodeCPUMilliseconds += spent.cpu * 1000
+        let finished = pass.wait()
+        transcript.decodeMilliseconds += clock.elapsed().wall * 1000
+        transcript.decodeCPUMilliseconds += finished.cpuSeconds * 1000
+        guard let judge = options.anyEnglish, let margin = transcript.acousticMargin,
+              transcript.acousticConfidence >= 0.5, margin < judge.judgedBelow ?? .infinity else { return }
         // No path through any English (nothing decoded): the judge abstains.
-        guard let englishScore else { return }
+        guard let englishScore = try finished.result.get() else { return }
+        let grammarScore = Self.margin(of: grammar.segments(), reference: 0, frames: grammar.frameCount, decoder: grammar)
         let against = grammarScore - englishScore
         transcript.englishMargin = against
         transcript.marginConfidence = transcript.acousticConfidence
@@ -642,7 +637,7 @@ public final class SpeechRecognizer {
 /// after the grammar pass on the same decoder: that pass starts an utterance without restarting the stream, so its
 /// front end's noise estimate is the one left by the grammar pass over the same audio; here the front end first runs
 /// over the audio alone (no search) to leave the same estimate. @unchecked Sendable: the decoder is used only by the
-/// pass's thread between `start()` and `wait()`, and the results are written before `done` is signalled.
+/// pass's thread between `start()` and `wait()`, and the results are written before it ends (`BackgroundWork`).
 final class PhoneLoopPass: @unchecked Sendable {
     let decoder: PocketSphinxDecoder
     let audio: [Int16]
@@ -656,9 +651,9 @@ final class PhoneLoopPass: @unchecked Sendable {
     private(set) var phoneFrames: [Int]?
     private let claim = NSLock()
     private var replayClaimed = false
-    /// Processor seconds the pass took on its thread.
+    /// Processor seconds the pass took on its thread (after `wait()`).
     private(set) var cpuSeconds = 0.0
-    private let done = DispatchSemaphore(value: 0)
+    private var work: BackgroundWork<Void>?
 
     init(decoder: PocketSphinxDecoder, audio: [Int16], background: [Int16] = []) {
         self.decoder = decoder
@@ -667,8 +662,7 @@ final class PhoneLoopPass: @unchecked Sendable {
     }
 
     func start() {
-        Thread.detachNewThread { [self] in
-            let clock = DecodeClock()
+        work = BackgroundWork { [self] in
             segments = Result {
                 if background.isEmpty {
                     // The warm-up: the front end over the audio from a new stream, as the grammar pass runs it, so
@@ -684,8 +678,6 @@ final class PhoneLoopPass: @unchecked Sendable {
                 return decoder.segments()
             }
             if claimReplay() { phoneFrames = Self.keptFrames(on: decoder, audio: audio, background: background) }
-            cpuSeconds = clock.elapsed().cpu
-            done.signal()
         }
     }
 
@@ -708,7 +700,8 @@ final class PhoneLoopPass: @unchecked Sendable {
 
     /// Blocks until the pass is done.
     func wait() -> PhoneLoopPass {
-        done.wait()
+        if let finished = work?.wait() { cpuSeconds = finished.cpuSeconds }
+        work = nil
         return self
     }
 }
