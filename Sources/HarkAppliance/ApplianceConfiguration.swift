@@ -79,15 +79,13 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// the shipped `Models/en-us-noisy.means` (with the stock acoustic model).
     public var noisyMeans: String?
     /// Whether a clean utterance the acoustic point accepts is also judged against any English
-    /// (`RecognitionOptions.anyEnglish`); false saves the general model's memory (about 100 MiB).
-    public var anyEnglish = true
+    /// (`RecognitionOptions.anyEnglish`): off by default, since it costs about 100 MiB, two to three times the
+    /// decoding's processor time and a later answer to long commands.
+    public var anyEnglish = false
 
-    /// How the appliance's recognisers search: the defaults, without the judge against any English when
-    /// `anyEnglish` is off.
+    /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish`.
     public var recognitionOptions: RecognitionOptions {
-        var options = RecognitionOptions()
-        if !anyEnglish { options.anyEnglish = nil }
-        return options
+        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil)
     }
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
     public var intentThreshold = Understanding.reportingThreshold

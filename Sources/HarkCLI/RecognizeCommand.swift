@@ -30,10 +30,11 @@ enum RecognizeCommand: Command {
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
-          --any-english W   on (default): clean utterances are also decoded with the general English model, and one
-                            the acoustic point accepts with a margin below -1.0 is turned away when any English fits
-                            it much better than the grammar (english_margin below -0.5); off: no such judge (less
-                            memory and processor time: docs/speech.md, "Any English as the reference")
+          --any-english W   off (default) or on: clean utterances are also decoded with the general English model,
+                            and one the acoustic point accepts with a margin below -1.0 is turned away when any English
+                            fits it much better than the grammar (english_margin below -0.5); fewer false accepts for
+                            about 100 MiB and two to three times the processor time (docs/speech.md, "Any English as
+                            the reference")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")
@@ -110,7 +111,7 @@ enum RecognizeCommand: Command {
         if let decoderArgs { options.decoderArguments = decoderArgs }
         if let phoneLoop { options.phoneLoopAlongside = phoneLoop }
         if let marginRoom { options.marginRoom = marginRoom }
-        if anyEnglish == false { options.anyEnglish = nil }
+        if anyEnglish == true { options.anyEnglish = .standard }
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil

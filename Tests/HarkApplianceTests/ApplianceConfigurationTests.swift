@@ -31,14 +31,14 @@ struct ApplianceConfigurationTests {
         }
     }
 
-    @Test("the judge against any English is on unless the configuration turns it off, and then the recognisers go without it")
+    @Test("the judge against any English is off unless the configuration turns it on, and then the recognisers use it")
     func anyEnglish() throws {
         let source = URL(fileURLWithPath: "/etc/hark/hark.json")
-        #expect(try ApplianceConfiguration.parse("{}", source: source).anyEnglish)
-        let off = try ApplianceConfiguration.parse(#"{ "understanding": { "any_english": false } }"#, source: source)
-        #expect(!off.anyEnglish)
-        #expect(off.recognitionOptions.anyEnglish == nil)
-        #expect(ApplianceConfiguration().recognitionOptions.anyEnglish == .standard)
+        #expect(try !ApplianceConfiguration.parse("{}", source: source).anyEnglish)
+        let on = try ApplianceConfiguration.parse(#"{ "understanding": { "any_english": true } }"#, source: source)
+        #expect(on.anyEnglish)
+        #expect(on.recognitionOptions.anyEnglish == .standard)
+        #expect(ApplianceConfiguration().recognitionOptions.anyEnglish == nil)
         #expect(throws: ConfigurationError.self) {
             try ApplianceConfiguration.parse(#"{ "understanding": { "any_english": "no" } }"#, source: source)
         }

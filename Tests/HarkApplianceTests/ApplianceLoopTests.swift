@@ -49,7 +49,7 @@ struct ApplianceLoopTests {
 
         init(
             buttonMode: ApplianceConfiguration.ButtonMode = .hold, withRecognizer: Bool = true, workspace: Workspace? = nil,
-            wake: (any WakeDetector)? = nil
+            wake: (any WakeDetector)? = nil, anyEnglish: Bool = false
         ) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("hark-loop-\(UUID().uuidString)")
             store = try EventStore(path: directory.appendingPathComponent("events.sqlite3"))
@@ -72,7 +72,7 @@ struct ApplianceLoopTests {
                 camera: try SimulatedCamera(width: 320, height: 240))
             let workspace = try workspace ?? Workspace.load(from: ApplianceLoopTests.root.appendingPathComponent("Intents/home.json"))
             let recognizer = withRecognizer ? try SpeechRecognizer(
-                workspace: workspace,
+                workspace: workspace, options: RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil),
                 pronunciations: try CustomThenESpeak(customDictionary: ApplianceLoopTests.root.appendingPathComponent("Models/pronunciations.dict"))) : nil
             let notes = Notes()
             self.notes = notes
@@ -149,7 +149,7 @@ struct ApplianceLoopTests {
 
     @Test("a request the workspace cannot do, heard as a command, switches nothing: any English fits it better")
     func anyEnglishTurnsAwayANearCommand() throws {
-        let bench = try Bench()
+        let bench = try Bench(anyEnglish: true)
         // flite kal's "turn on the radio in the garden" fits "turn on the ceiling light" well enough for the acoustic
         // point alone; the general English model hears it far better.
         let audio = Self.stream([Self.silence(1), try Self.flite("turn on the radio in the garden", voice: "kal"), Self.silence(1.5)])
@@ -180,9 +180,10 @@ struct ApplianceLoopTests {
         #expect(bench.texts(.reply) == ["Picture taken"])
     }
 
-    @Test("a spoken announcement goes out in the speaker's own voice, not as the workspace sentence it was heard as")
-    func announcementInTheSpeakersVoice() throws {
-        let bench = try Bench()
+    @Test("a spoken announcement goes out in the speaker's own voice, not as the workspace sentence it was heard as, judged against any English or not",
+          arguments: [false, true])
+    func announcementInTheSpeakersVoice(anyEnglish: Bool) throws {
+        let bench = try Bench(anyEnglish: anyEnglish)
         let heard = Mutex<[Announcement]>([])
         bench.appliance.turns.roomLink.installAnnouncer { announcement in
             heard.withLock { $0.append(announcement) }

@@ -93,8 +93,8 @@ struct RecognizerTests {
           .enabled(if: FileManager.default.isExecutableFile(atPath: WakePhraseSpotterTests.flite), "flite is not installed (make setup installs it)"))
     func anyEnglishJudge() throws {
         let home = try Workspace.load(from: RecognitionFixtures.home)
-        let judged = try SpeechRecognizer(workspace: home, pronunciations: HomeWords())
-        let unjudged = try SpeechRecognizer(workspace: home, options: RecognitionOptions(anyEnglish: nil), pronunciations: HomeWords())
+        let judged = try SpeechRecognizer(workspace: home, options: RecognitionOptions(anyEnglish: .standard), pronunciations: HomeWords())
+        let unjudged = try SpeechRecognizer(workspace: home, pronunciations: HomeWords())
         // Requests home.json cannot do, in four flite voices: the grammar forces each onto a command ("please light up
         // the room") well enough for the acoustic point alone, but the general model's words fit them much better.
         var turnedAway: [String] = []

@@ -61,7 +61,10 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// and needed every rejection point moved, so it is an experiment (docs/speech.md, "The noisy-speech rejection
     /// point, for endpointed utterances"); `Transcript.nearMargin` reports it either way.
     public var marginRoom: Double?
-    /// A third judge for clean speech, against any English (`nil`: none). Applies to whole-utterance decoding (batch
+    /// A third judge for clean speech, against any English (`nil`, the default: none; `.standard` turns it on). It
+    /// turns away a fifth to a third of the clean non-commands the margin accepts, for two to three times the
+    /// decoding's processor time and a later answer to long commands, so it is an option (docs/speech.md, "Any English
+    /// as the reference"). Applies to whole-utterance decoding (batch
     /// CMN) with the grammar search: the utterances the usual decoder (not the noisy-speech one) decodes are also
     /// decoded by the general model, on a third thread, and its verdict counts for those the acoustic point accepts.
     public var anyEnglish: AnyEnglish?
@@ -164,7 +167,7 @@ public struct RecognitionOptions: Sendable, Equatable {
         search: Search = .grammar, cepstralMean: CepstralMean = .batch, measuresConfidence: Bool = true,
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, phoneLoopAlongside: Bool = true,
-        marginRoom: Double? = nil, anyEnglish: AnyEnglish? = .standard
+        marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil
     ) {
         self.anyEnglish = anyEnglish
         self.marginRoom = marginRoom
