@@ -49,6 +49,7 @@ public final class TurnRunner: Sendable {
         self.recorder = recorder
         self.pictures = pictures
         thresholds = (acousticThreshold, intentThreshold)
+        speechUnderstanding = SpeechUnderstanding(matcher: assistant.matcher, acousticThreshold: acousticThreshold, intentThreshold: intentThreshold)
         seeds = Mutex(SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max)))
     }
 
@@ -68,10 +69,8 @@ public final class TurnRunner: Sendable {
         run(text: command.transcript.text, spoken: command, context: context, source: source)
     }
 
-    /// Understanding for speech with the configured thresholds.
-    public var speechUnderstanding: SpeechUnderstanding {
-        SpeechUnderstanding(matcher: assistant.matcher, acousticThreshold: thresholds.acoustic, intentThreshold: thresholds.intent)
-    }
+    /// Understanding for speech with the configured thresholds (made once: it reads the workspace's free-text intents).
+    public let speechUnderstanding: SpeechUnderstanding
 
     private func run(text: String, spoken: SpokenCommand?, context: JSONObject, source: TurnSource) -> Result {
         let turnID = recorder.beginTurn(source: source)
@@ -93,7 +92,7 @@ public final class TurnRunner: Sendable {
                 let why = t.text.isEmpty ? "nothing recognised"
                     : spoken.acousticConfidence < thresholds.acoustic
                         ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(thresholds.acoustic))"
-                            + (t.englishMargin.map { (t.marginConfidence ?? 0) >= thresholds.acoustic ? " (any English fits better: margin \(format($0)))" : "" } ?? "")
+                            + (t.turnedAwayAgainstEnglish(threshold: thresholds.acoustic).map { " (any English fits better: margin \(format($0)))" } ?? "")
                     : "intent confidence \(format(spoken.intentConfidence)) < \(format(thresholds.intent))"
                 recorder.record(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
                 finish(turnID, reply: Self.apology, accepted: false, intent: nil, heard: t.text, acoustic: spoken.acousticConfidence)

@@ -192,7 +192,7 @@ enum SpeechCLI {
         if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
         var reasons: [String] = []
         if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold {
-            if let english = c.transcript.englishMargin, (c.transcript.marginConfidence ?? 0) >= SpeechUnderstanding.defaultAcousticThreshold {
+            if let english = c.transcript.turnedAwayAgainstEnglish(threshold: SpeechUnderstanding.defaultAcousticThreshold) {
                 reasons.append(String(format: "any English fits the audio better than the grammar's words: %.3f (margin %.2f)", c.acousticConfidence, english))
             } else {
                 reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence))

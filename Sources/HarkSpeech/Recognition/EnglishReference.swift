@@ -21,11 +21,12 @@ final class EnglishReference: @unchecked Sendable {
     /// use and kept for the life of the process.
     static func shared(arguments: [String: String], languageModel: URL) throws -> EnglishReference {
         let flat = arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] }
+        let key = flat + [languageModel.path]
         sharedLock.lock()
         defer { sharedLock.unlock() }
-        if let found = loaded[flat + [languageModel.path]] { return found }
+        if let found = loaded[key] { return found }
         let made = try EnglishReference(arguments: flat, languageModel: languageModel)
-        loaded[flat + [languageModel.path]] = made
+        loaded[key] = made
         return made
     }
 
@@ -47,9 +48,7 @@ final class EnglishReference: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         try decoder.decodeUtterance(audio, background: background)
-        // An n-gram search reports its best path from the word lattice, whose acoustic scores are 1,024 times the
-        // grammar search's units (SpeechRecognizer.transcript(from:)).
-        let segments = decoder.segments().map { segment in var shifted = segment; shifted.acousticScore >>= 10; return shifted }
+        let segments = decoder.latticeSegments()
         let frames = decoder.frameCount
         guard !segments.isEmpty, frames > 0 else { return nil }
         return SpeechRecognizer.margin(of: segments, reference: 0, frames: frames, decoder: decoder)

@@ -153,6 +153,13 @@ public final class PocketSphinxDecoder {
         return result
     }
 
+    /// The best path's segments as an n-gram search reports them, with their acoustic scores in the grammar and
+    /// phone-loop searches' units: an n-gram search takes its best path from the word lattice, whose acoustic scores
+    /// PocketSphinx keeps unshifted (`<< SENSCR_SHIFT`, ten bits: 1,024 times the other searches').
+    public func latticeSegments() -> [Segment] {
+        segments().map { segment in var shifted = segment; shifted.acousticScore >>= 10; return shifted }
+    }
+
     /// Frames (10 ms each) processed in this utterance. The corresponding C function is `ps_get_n_frames`.
     public var frameCount: Int { Int(ps_get_n_frames(decoder)) }
 

@@ -64,9 +64,9 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// A third judge for clean speech, against any English (`nil`, the default: none; `.standard` turns it on). It
     /// turns away a fifth to a third of the clean non-commands the margin accepts, for two to three times the
     /// decoding's processor time and a later answer to long commands, so it is an option (docs/speech.md, "Any English
-    /// as the reference"). Applies to whole-utterance decoding (batch
-    /// CMN) with the grammar search: the utterances the usual decoder (not the noisy-speech one) decodes are also
-    /// decoded by the general model, on a third thread, and its verdict counts for those the acoustic point accepts.
+    /// as the reference"). Applies to whole-utterance decoding (batch CMN) with the grammar search: the utterances the
+    /// usual decoder (not the noisy-speech one) decodes are also decoded by the general model, on a third thread, and
+    /// its verdict counts for those the acoustic point accepts.
     public var anyEnglish: AnyEnglish?
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's

@@ -379,11 +379,9 @@ public final class SpeechRecognizer {
         phones measured: [PocketSphinxDecoder.Segment]? = nil, keptFrames: (grammar: [Int]?, phones: [Int])? = nil
     ) throws -> Transcript {
         let hypothesis = decoder.hypothesis()
-        // An n-gram search reports its best path from the word lattice, whose acoustic scores PocketSphinx gives
-        // unshifted (`<< SENSCR_SHIFT`, ten bits: 1,024 times the grammar and phone-loop searches' units), so they
-        // are brought to those units before the margin compares them with the phone loop.
-        let segments = options.search == .grammar ? decoder.segments()
-            : decoder.segments().map { segment in var shifted = segment; shifted.acousticScore >>= 10; return shifted }
+        // An n-gram search's lattice scores are brought to the grammar and phone-loop searches' units before the
+        // margin compares them with the phone loop (`PocketSphinxDecoder.latticeSegments`).
+        let segments = options.search == .grammar ? decoder.segments() : decoder.latticeSegments()
         let frames = decoder.frameCount
         var margin: Double?
         var phones: [PocketSphinxDecoder.Segment] = []

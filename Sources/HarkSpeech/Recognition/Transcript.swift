@@ -47,6 +47,12 @@ public struct Transcript: Sendable, Equatable {
     /// its say (`acousticConfidence` is the lower of the two). `SpeechUnderstanding` uses it for intents that take
     /// free words (`Workspace.freeTextIntents`).
     public var marginConfidence: Double?
+    /// The margin against any English when that judge alone brought the confidence below `threshold` (the margins
+    /// passed it); nil otherwise. What a rejection reason names.
+    public func turnedAwayAgainstEnglish(threshold: Double) -> Double? {
+        guard let englishMargin, acousticConfidence < threshold, (marginConfidence ?? 0) >= threshold else { return nil }
+        return englishMargin
+    }
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
     public var signalToNoise: Double?
