@@ -350,7 +350,7 @@ public final class SpeechRecognizer {
     }
 
     /// `options.anyEnglish`: when the usual decoder's margin passed the acoustic point (confidence 0.5, its
-    /// calibration's midpoint) but lies below the judge's `judgedBelow`, lowers the confidence to the judge's if the
+    /// calibration's midpoint and `SpeechUnderstanding.defaultAcousticThreshold`) but lies below the judge's `judgedBelow`, lowers the confidence to the judge's if the
     /// words of any English (`pass`, the general decoding of the same audio) fit it much better than the grammar's.
     /// Both paths are scored on the same audio by the same front end, so the phone loop, the reference of both
     /// margins, cancels: the margin against any English is the difference of the two paths' acoustic scores per frame
@@ -362,7 +362,7 @@ public final class SpeechRecognizer {
         transcript.decodeMilliseconds += clock.elapsed().wall * 1000
         transcript.decodeCPUMilliseconds += finished.cpuSeconds * 1000
         guard let judge = options.anyEnglish, let margin = transcript.acousticMargin,
-              transcript.acousticConfidence >= 0.5, margin < judge.judgedBelow ?? .infinity else { return }
+              transcript.acousticConfidence >= SpeechUnderstanding.defaultAcousticThreshold, margin < judge.judgedBelow ?? .infinity else { return }
         // No path through any English (nothing decoded): the judge abstains.
         guard let englishScore = try finished.result.get() else { return }
         let grammarScore = Self.margin(of: grammar.segments(), reference: 0, frames: grammar.frameCount, decoder: grammar)
