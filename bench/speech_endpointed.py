@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 import glob
 import json
 import os
+import shlex
 import subprocess
 import sys
 import wave
@@ -205,7 +206,7 @@ def main():
     ap.add_argument("--hark-args", default="", help="more arguments for every `hark recognize`, e.g. \"--margin-room all\"")
     ap.add_argument("--tag", default="", help="appended to the names of the JSONL files, to keep runs with other --hark-args apart")
     args = ap.parse_args()
-    args.hark_args = args.hark_args.split()
+    args.hark_args = shlex.split(args.hark_args)
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
     if args.ood:

@@ -10,7 +10,7 @@ enum RecognizeCommand: Command {
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
                               [--noisy-below DB|off] [--any-english on|off] [--denoise DB] [--margin-room S|all]
-                              [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
+                              [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le
@@ -46,6 +46,7 @@ enum RecognizeCommand: Command {
                             docs/speech.md, "Streaming with the first seconds' mean")
           --decoder-args A  extra PocketSphinx arguments for both decoders, as name-value pairs in one argument
                             (e.g. "-maxhmmpf 3000 -beam 1e-60"), overriding Hark's: for experiments (docs/speech.md)
+          --noisy-decoder-args A  the same for the noisy-speech decoder only, overriding its settings (-topn 16 -pip 2)
           --stream          feed each file to the endpointer in 100 ms blocks at real-time pace, as the microphone
                             would (`hark run`'s path), and report its first utterance: the transcript comes when the
                             endpointer hears 0.8 s of silence after the speech, and result_delay_ms says how long
@@ -81,6 +82,7 @@ enum RecognizeCommand: Command {
         let json = try args.flag("--json")
         let stream = try args.flag("--stream")
         let decoderArgs = try SpeechCLI.decoderArguments(&args)
+        let noisyDecoderArgs = try SpeechCLI.decoderArguments(&args, option: "--noisy-decoder-args")
         let unpaced = try args.flag("--unpaced")
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")
@@ -116,6 +118,10 @@ enum RecognizeCommand: Command {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil
         case .none: break
+        }
+        if let noisyDecoderArgs {
+            guard options.noisy != nil else { throw UsageError(message: "--noisy-decoder-args needs the noisy-speech decoder (not with --noisy-below off)") }
+            options.noisy?.decoderArguments.merge(noisyDecoderArgs) { $1 }
         }
         let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: options)
         let understanding = SpeechUnderstanding(workspace: workspace)

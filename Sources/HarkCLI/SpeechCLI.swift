@@ -47,9 +47,10 @@ enum SpeechCLI {
         return searchDirectories().map { $0.appendingPathComponent(relative) }.first { fm.fileExists(atPath: $0.path) }
     }
 
-    /// `--decoder-args "NAME VALUE …"`: extra PocketSphinx settings as name-value pairs in one argument, or `nil`.
-    static func decoderArguments(_ args: inout Arguments) throws -> [String: String]? {
-        try args.option("--decoder-args", parse: { text -> [String: String]? in
+    /// `--decoder-args "NAME VALUE …"` (or another such option): extra PocketSphinx settings as name-value pairs in
+    /// one argument, or `nil`.
+    static func decoderArguments(_ args: inout Arguments, option: String = "--decoder-args") throws -> [String: String]? {
+        try args.option(option, parse: { text -> [String: String]? in
             let parts = text.split(whereSeparator: \.isWhitespace).map(String.init)
             guard !parts.isEmpty, parts.count % 2 == 0 else { return nil }
             var pairs: [String: String] = [:]

@@ -172,6 +172,25 @@ struct SpeechCLITests {
         #expect(narrow.stdout.contains("\"acoustic_margin\""), "\(narrow.stdout)")
     }
 
+    @Test("recognize hands settings to the noisy-speech decoder, refuses a malformed list and refuses them without that decoder")
+    func recognizeNoisyDecoderArguments() throws {
+        for bad in ["-topn", "topn 8", "-topn 8 -pip"] {
+            let r = try CLITests.hark(["recognize", "--noisy-decoder-args", bad, "x.wav"])
+            #expect(r.status == 64, "\(bad): \(r.status)")
+            #expect(r.stderr.contains("--noisy-decoder-args"), "\(bad): \(r.stderr)")
+        }
+        let off = try CLITests.hark(["recognize", "--noisy-below", "off", "--noisy-decoder-args", "-topn 8", "x.wav"])
+        #expect(off.status == 64, "\(off.status)")
+        #expect(off.stderr.contains("--noisy-below off"), "\(off.stderr)")
+
+        // The settings reach the noisy-speech decoder (the one built with the noisy-speech means), and PocketSphinx's
+        // refusal of a bad value is an error naming them, before any file is read.
+        let rejected = try CLITests.hark(["recognize", "--noisy-decoder-args", "-topn x", "x.wav"])
+        #expect(rejected.status == 65, "\(rejected.status)")
+        #expect(rejected.stderr.contains("-topn x"), "\(rejected.stderr)")
+        #expect(rejected.stderr.contains("en-us-noisy.means"), "\(rejected.stderr)")
+    }
+
     @Test("A missing model directory and an unknown capture or playback device are clear errors")
     func missingModelAndDevices() throws {
         let model = try CLITests.hark(["transcribe", "--model", "/nonexistent/hark-model", "x.wav"])
