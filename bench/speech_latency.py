@@ -122,6 +122,8 @@ MODES = {
     "silence-after": ("during the silence, phone loop after the grammar (before 2026-12-05)", 0.3, True,
                       ["--cmn", "batch", "--phone-loop", "after"]),
     "endpoint": ("at the endpoint (batch mean)", 0.8, False, ["--cmn", "batch"]),
+    "silence-topn32": ("during the silence, noisy-speech decoder with `-topn 32` (before 2026-12-05)", 0.3, True,
+                       ["--cmn", "batch", "--noisy-decoder-args", "-topn 32"]),
     "silence-english": ("during the silence, with the judge against any English (`--any-english on`)", 0.3, True,
                         ["--cmn", "batch", "--any-english", "on"]),
 }
