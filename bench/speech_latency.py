@@ -26,7 +26,7 @@ of quiet before and 1.5 s after (a speaker stops; the room goes on), then the be
 own rule (mix.py: frame-energy SNR, peak 0.5; seed 20240601), or nothing for "clean".
 
 usage: python3 bench/speech_latency.py [--clips 30] [--snr clean 12 6] [--half test] [--hark PATH]
-                                     [--modes streaming silence silence-after endpoint]
+                                     [--modes streaming silence silence-after endpoint silence-english silence-topn32]
 writes bench/out/latency/latency.json and bench/out/latency/report.md
 needs: a release build (swift build -c release), and bash scripts/setup-bench.sh (sox, flite, numpy)
 """
