@@ -46,7 +46,8 @@ enum RecognizeCommand: Command {
                             docs/speech.md, "Streaming with the first seconds' mean")
           --decoder-args A  extra PocketSphinx arguments for both decoders, as name-value pairs in one argument
                             (e.g. "-maxhmmpf 3000 -beam 1e-60"), overriding Hark's: for experiments (docs/speech.md)
-          --noisy-decoder-args A  the same for the noisy-speech decoder only, overriding its settings (-topn 16 -pip 2)
+          --noisy-decoder-args A
+                            the same for the noisy-speech decoder only, overriding its settings (-topn 16 -pip 2)
           --stream          feed each file to the endpointer in 100 ms blocks at real-time pace, as the microphone
                             would (`hark run`'s path), and report its first utterance: the transcript comes when the
                             endpointer hears 0.8 s of silence after the speech, and result_delay_ms says how long
@@ -120,7 +121,9 @@ enum RecognizeCommand: Command {
         case .none: break
         }
         if let noisyDecoderArgs {
-            guard options.noisy != nil else { throw UsageError(message: "--noisy-decoder-args needs the noisy-speech decoder (not with --noisy-below off)") }
+            guard options.noisy != nil, options.cepstralMean != .live else {
+                throw UsageError(message: "--noisy-decoder-args needs the noisy-speech decoder (not with --noisy-below off or --cmn live)")
+            }
             options.noisy?.decoderArguments.merge(noisyDecoderArgs) { $1 }
         }
         let recognizer = try SpeechCLI.recognizer(workspace: workspace, model: model, options: options)

@@ -182,6 +182,9 @@ struct SpeechCLITests {
         let off = try CLITests.hark(["recognize", "--noisy-below", "off", "--noisy-decoder-args", "-topn 8", "x.wav"])
         #expect(off.status == 64, "\(off.status)")
         #expect(off.stderr.contains("--noisy-below off"), "\(off.stderr)")
+        let live = try CLITests.hark(["recognize", "--cmn", "live", "--noisy-decoder-args", "-topn 8", "x.wav"])
+        #expect(live.status == 64, "\(live.status)")
+        #expect(live.stderr.contains("--cmn live"), "\(live.stderr)")
 
         // The settings reach the noisy-speech decoder (the one built with the noisy-speech means), and PocketSphinx's
         // refusal of a bad value is an error naming them, before any file is read.

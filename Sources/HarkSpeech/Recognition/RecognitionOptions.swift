@@ -155,8 +155,8 @@ public struct RecognitionOptions: Sendable, Equatable {
         /// Then `-topn` 32 → 16 (2026-12-05), for the processor time: with the noisy-speech means the same dev orders
         /// are right (held-out means, kitchen noise: 128 and 143 of 159 at 6 and 9 dB either way; the endpointer's cuts
         /// 100 and 125 of 159 at 6 and 12 dB, against 100 and 127), the tuning non-commands accepted are the same
-        /// or fewer (108 against 110 of 640), and the noisy decoding takes a third less time (docs/speech.md,
-        /// "Noisy speech"). The rejection points above keep their meaning: the phone loop uses the same setting.
+        /// or fewer (108 against 110 of 640), and the noisy decoding takes a quarter less processor time at 6 dB
+        /// (docs/speech.md, "Noisy speech"). The rejection points above keep their meaning: the phone loop uses the same setting.
         public static let standard = NoisyDecoding(
             threshold: 20, decoderArguments: ["-topn": "16", "-pip": "2"],
             confidenceWithNoisyMeans: AcousticConfidence(midpoint: -2.25, scale: 0.4),
