@@ -121,7 +121,7 @@ enum RecognizeCommand: Command {
         case .none: break
         }
         if let noisyDecoderArgs {
-            guard options.noisy != nil, options.cepstralMean != .live else {
+            guard options.effectiveNoisy != nil else {
                 throw UsageError(message: "--noisy-decoder-args needs the noisy-speech decoder (not with --noisy-below off or --cmn live)")
             }
             options.noisy?.decoderArguments.merge(noisyDecoderArgs) { $1 }

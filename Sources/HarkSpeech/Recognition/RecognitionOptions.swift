@@ -54,6 +54,9 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// Different decoder settings for noisy utterances (`nil`: one setting for all). Applies to whole-utterance
     /// decoding (batch CMN), where the whole utterance is known before it is decoded.
     public var noisy: NoisyDecoding?
+    /// The noisy-speech settings in effect: `noisy`, unless the decoding is live (a running mean decodes before the
+    /// utterance, and so its noise, is known). What `SpeechRecognizer` builds its noisy-speech decoder from.
+    public var effectiveNoisy: NoisyDecoding? { cepstralMean == .live ? nil : noisy }
     /// How much of the room either side of the words the utterance's margin counts, in seconds (`nil`: every frame,
     /// the default). Room costs the grammar's silence as little as the phone loop's, so each second of it pulls the
     /// margin towards zero whatever was said; a fixed stretch around the words was meant to keep the margin the same
@@ -156,7 +159,8 @@ public struct RecognitionOptions: Sendable, Equatable {
         /// are right (held-out means, kitchen noise: 128 and 143 of 159 at 6 and 9 dB either way; the endpointer's cuts
         /// 100 and 125 of 159 at 6 and 12 dB, against 100 and 127), the tuning non-commands accepted are the same
         /// or fewer (108 against 110 of 640), and the noisy decoding takes a quarter less processor time at 6 dB
-        /// (docs/speech.md, "Noisy speech"). The rejection points above keep their meaning: the phone loop uses the same setting.
+        /// (docs/speech.md, "Noisy speech"). The rejection points above keep their meaning: the phone loop uses the
+        /// same setting.
         public static let standard = NoisyDecoding(
             threshold: 20, decoderArguments: ["-topn": "16", "-pip": "2"],
             confidenceWithNoisyMeans: AcousticConfidence(midpoint: -2.25, scale: 0.4),

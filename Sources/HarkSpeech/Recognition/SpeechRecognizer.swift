@@ -144,7 +144,7 @@ public final class SpeechRecognizer {
             return phones
         }
         phoneDecoder = try makePhoneDecoder(arguments)
-        if let noisy = options.noisy, options.cepstralMean != .live {
+        if let noisy = options.effectiveNoisy {
             var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
             if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
             noisyDecoder = try makeDecoder(noisyArguments)
@@ -350,8 +350,9 @@ public final class SpeechRecognizer {
     }
 
     /// `options.anyEnglish`: when the usual decoder's margin passed the acoustic point (confidence 0.5, its
-    /// calibration's midpoint and `SpeechUnderstanding.defaultAcousticThreshold`) but lies below the judge's `judgedBelow`, lowers the confidence to the judge's if the
-    /// words of any English (`pass`, the general decoding of the same audio) fit it much better than the grammar's.
+    /// calibration's midpoint and `SpeechUnderstanding.defaultAcousticThreshold`) but lies below the judge's
+    /// `judgedBelow`, lowers the confidence to the judge's if the words of any English (`pass`, the general decoding
+    /// of the same audio) fit it much better than the grammar's.
     /// Both paths are scored on the same audio by the same front end, so the phone loop, the reference of both
     /// margins, cancels: the margin against any English is the difference of the two paths' acoustic scores per frame
     /// (docs/speech.md, "Any English as the reference"). The pass is always waited for, so that the transcript counts
