@@ -9,8 +9,8 @@ what that costs and how much of it comes back with more of the room kept before 
    and seed (20240601), and with any `--noise NAME=WAV` (16 kHz mono) by the same rule at seed 5;
 2. finds each clip's cut with a Python copy of `HarkAudio/Endpointer.swift` (its defaults: 10 ms frames, levels
    averaged over 50 ms, the quietest level of the last 2 s as the floor, start 12 dB above it for 0.1 s, continue
-   8 dB above it, end after 0.8 s below), first checked against `hark recognize --stream --unpaced` on `--check`
-   clips (the decoded length must agree to 10 ms);
+   8 dB above it and, once 50 ms of it were voiced, within 0.2 s of a voiced frame, end after 0.8 s below), first
+   checked against `hark recognize --stream --unpaced` on `--check` clips (the decoded length must agree to 10 ms);
 3. decodes, with `hark recognize --json` and Hark's defaults, the whole file and the cut with 0.3 s (today), 1.0 s and
    1.5 s of the room before the speech (as much as the file has), always ending 0.3 s after the last speech;
 4. scores each by the benchmark's rule (score.py: intent and every slot right; a rejection is wrong).
@@ -25,6 +25,7 @@ rejected) and keeps hark's lines in bench/out/endpointed/ood/<snr>-<cut>-<worksp
 usage: python3 bench/speech_endpointed.py [--snr 6 12] [--noise pink=BANK/pink.wav ...] [--pre 0.3 1.0 1.5]
                                           [--check 20] [--hark PATH] [--ood kal,slt] [--no-orders] [--no-whole]
                                           [--hark-args "ARGS"] [--tag NAME] [--ood-set reported|tuning] [--ood-noise WAV]
+                                          [--voicing on|off]
        (BANK from `python3 scripts/adapt/general_noise.py bank BANK --seed 11`)
 writes bench/out/endpointed/ (mixes, cuts, one JSONL per decoded set) and prints the table.
 needs: a release build of hark; numpy and sox (bash scripts/setup-bench.sh)
@@ -51,6 +52,8 @@ import speechlib  # noqa: E402
 
 OUT = os.path.join(ROOT, "bench", "out", "endpointed")
 RATE = 16000
+# The endpointer's voicing rule (Endpointer.Configuration.voicedHold; 0 with --voicing off).
+VOICED_HOLD = 0.2
 
 
 def read(path):
@@ -67,13 +70,52 @@ def write(path, samples):
         w.writeframes(np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes())
 
 
+def biquad(kind, frequency):
+    """VoicingDetector.Biquad: an RBJ-cookbook second-order section with Q = 1/sqrt(2), as (b, a)."""
+    omega = 2 * np.pi * frequency / RATE
+    alpha, c = np.sin(omega) / (2 * np.sqrt(0.5)), np.cos(omega)
+    b0 = (1 + c) / 2 if kind == "high" else (1 - c) / 2
+    b1 = -(1 + c) if kind == "high" else 1 - c
+    return np.array([b0, b1, b0]) / (1 + alpha), np.array([1, -2 * c / (1 + alpha), (1 - alpha) / (1 + alpha)])
+
+
+def voicing(x):
+    """Per 10 ms frame, VoicingDetector.strength() after that frame: 100 Hz high-pass and 900 Hz low-pass, every
+    second sample kept, the highest local peak over lags 16-160 of the normalised correlation of the oldest 20 ms
+    of the last 321 kept samples with the audio a lag later (-1 when no lag is a peak)."""
+    from scipy.signal import lfilter  # only the endpointer's copy needs it
+    y = x / 32768.0
+    for kind, frequency in (("high", 100), ("low", 900)):
+        b, a = biquad(kind, frequency)
+        y = lfilter(b, a, y)
+    y = y[::2]
+    window, shortest, longest = 160, 16, 160
+    width = window + longest + 1
+    count = len(x) // 160
+    padded = np.concatenate([np.zeros(width), y])
+    ends = np.arange(1, count + 1) * 80 + width
+    history = padded[ends[:, None] - width + np.arange(width)[None, :]]
+    head = history[:, :window]
+    lags = np.arange(shortest - 1, longest + 2)
+    product = np.stack([(head * history[:, lag: lag + window]).sum(1) for lag in lags], 1)
+    cumulative = np.concatenate([np.zeros((count, 1)), np.cumsum(history * history, 1)], 1)
+    energy = (head * head).sum(1)[:, None] * (cumulative[:, lags + window] - cumulative[:, lags])
+    value = np.where(energy > 0, product / np.sqrt(np.maximum(energy, 1e-30)), 0.0)
+    peak = (value[:, 1:-1] >= value[:, :-2]) & (value[:, 1:-1] >= value[:, 2:])
+    strength = np.where(peak, value[:, 1:-1], -1.0).max(1)
+    return np.where((head * head).sum(1) > 0, strength, -1.0)
+
+
 def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
-             padding=0.3, window=2.0, minimum_level=-70.0):
+             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=0.2, voiced_to_arm=0.05, voicing_threshold=0.65):
     """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them;
     None when it hears no speech."""
     frames = x[: len(x) // 160 * 160].reshape(-1, 160)
     power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
+    strength = voicing(x) if voiced_hold > 0 else None
+    hold, arm = int(round(voiced_hold * 100)), max(1, int(round(voiced_to_arm * 100)))
     recent, floor, candidate, count, start, end, silent = [], None, None, 0, None, None, 0
+    voiced_frames, last_voiced = 0, -10 ** 9
     for i in range(len(frames)):
         level = max(-100.0, 10 * np.log10(power[max(0, i - 4): i + 1].mean()))
         judged = floor if floor is not None else level
@@ -83,16 +125,22 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
         floor = min(recent)
         loud = level >= minimum_level
         starts, continues = loud and level >= judged + start_threshold, loud and level >= judged + continue_threshold
+        voiced = continues and strength is not None and strength[i] >= voicing_threshold
+        if voiced:
+            last_voiced = i
         if start is None:
             if starts or (continues and candidate is not None):
                 candidate = i if candidate is None else candidate
                 count += 1
+                voiced_frames += voiced
             else:
-                candidate, count = None, 0
+                candidate, count, voiced_frames = None, 0, 0
             if candidate is not None and count >= int(minimum_speech * 100):
                 start, end, silent = max(0, candidate - int(padding * 100)), i + 1, 0
         else:
-            if continues:
+            voiced_frames += voiced
+            armed = strength is not None and voiced_frames >= arm
+            if continues and (not armed or i - last_voiced < hold):
                 silent, end = 0, i + 1
             else:
                 silent += 1
@@ -121,8 +169,9 @@ def mix_other(clean_dir, noise_path, out_dir, snr):
 def cut(x, pre):
     """The endpointer's cut of `x` with `pre` seconds of the room before the speech (as much as there is), ending 0.3 s
     after its last speech; the whole of `x` when it finds no speech."""
-    found = endpoint(x, padding=pre) or (0, len(x) // 160)
-    return x[found[0] * 160: min(len(x), int((found[1] / 100 + 0.3) * RATE))]
+    found = endpoint(x, padding=pre, voiced_hold=VOICED_HOLD) or (0, len(x) // 160)
+    # An utterance cut at the longest length (10 s) keeps no more than that, like UtteranceListener.
+    return x[found[0] * 160: min(len(x), int((found[1] / 100 + 0.3) * RATE), found[0] * 160 + 10 * RATE)]
 
 
 def out_of_domain(args):
@@ -205,7 +254,11 @@ def main():
     ap.add_argument("--no-whole", action="store_true", help="out-of-domain: decode the cuts only, not the whole files")
     ap.add_argument("--hark-args", default="", help="more arguments for every `hark recognize`, e.g. \"--margin-room all\"")
     ap.add_argument("--tag", default="", help="appended to the names of the JSONL files, to keep runs with other --hark-args apart")
+    ap.add_argument("--voicing", choices=["on", "off"], default="on",
+                    help="the endpointer's voicing rule (off: the level alone, as before 2026-12-06)")
     args = ap.parse_args()
+    global VOICED_HOLD
+    VOICED_HOLD = 0.2 if args.voicing == "on" else 0.0
     args.hark_args = shlex.split(args.hark_args)
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
@@ -237,12 +290,12 @@ def main():
     # The Python endpointer must cut where the Swift one does.
     first = conditions[0][1]
     probe = sorted(glob.glob(os.path.join(first, "[4567]*.wav")))[: args.check]
-    streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced"], probe, args.jobs)
+    streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced", "--voicing", args.voicing], probe, args.jobs)
     for path in probe:
         samples = read(path)
         row = streamed[os.path.basename(path)[:-4]]
         # The cut itself (0.3 s after the last speech, or the input's end when that comes sooner); 0 without speech.
-        mine = 0 if endpoint(samples) is None else len(cut(samples, 0.3)) / RATE
+        mine = 0 if endpoint(samples, voiced_hold=VOICED_HOLD) is None else len(cut(samples, 0.3)) / RATE
         if abs(mine - (row.get("audio_seconds") or 0)) > 0.011:
             sys.exit(f"speech_endpointed: {path}: the Python endpointer's cut ({mine:.2f} s) differs from hark's "
                      f"({row.get('audio_seconds')} s); update endpoint() to match HarkAudio/Endpointer.swift")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create the Python virtualenvs for the benchmark peers (bench/speed.sh, bench/speech.sh) and install the
 # Debian tools the speech benchmark needs (sox to read FLAC and resample, flite and espeak-ng to synthesise the
-# out-of-domain set, python3-numpy for the upstream mixer) and those bench/aec.py needs to build its WebRTC echo
+# out-of-domain set, python3-numpy for the upstream mixer, python3-scipy for the filters of
+# bench/speech_endpointed.py's copy of the endpointer) and those bench/aec.py needs to build its WebRTC echo
 # canceller runner (g++, pkg-config, libwebrtc-audio-processing-dev). Never part of make test.
 # Idempotent: a venv whose peer already imports is left alone. Each peer gets its own venv because
 # rhasspy-nlu needs numpy<1.24 (its networkx uses numpy aliases removed in 1.24).
@@ -38,6 +39,7 @@ command -v sox >/dev/null || need_apt+=(sox)
 command -v flite >/dev/null || need_apt+=(flite)
 command -v espeak-ng >/dev/null || need_apt+=(espeak-ng)
 python3 -c 'import numpy' 2>/dev/null || need_apt+=(python3-numpy)
+python3 -c 'import scipy.signal' 2>/dev/null || need_apt+=(python3-scipy)
 command -v g++ >/dev/null || need_apt+=(g++)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 pkg-config --exists webrtc-audio-processing 2>/dev/null || need_apt+=(libwebrtc-audio-processing-dev)

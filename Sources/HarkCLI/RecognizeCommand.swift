@@ -58,6 +58,10 @@ enum RecognizeCommand: Command {
                             endpointer waits out the rest. 0.8 or more decodes only at the end
           --unpaced         with --stream: hand the blocks over as fast as they are read (same transcripts;
                             result_delay_ms then also counts decoding that real time would have overlapped)
+          --voicing W       with --stream: on (default: once the utterance has been voiced, loud audio without a
+                            voice's pitch does not keep it going, so it ends in a kitchen's clatter) or off (the
+                            level alone decides, as before 2026-12-06; docs/speech.md, "Voiced speech keeps an
+                            utterance going")
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
                             the words alone), near_margin (over the words and 0.3 s either side), english_margin (against any English, when judged), audio_seconds,
@@ -85,6 +89,7 @@ enum RecognizeCommand: Command {
         let decoderArgs = try SpeechCLI.decoderArguments(&args)
         let noisyDecoderArgs = try SpeechCLI.decoderArguments(&args, option: "--noisy-decoder-args")
         let unpaced = try args.flag("--unpaced")
+        let voicing = try args.option("--voicing", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")
         let noConfidence = try args.flag("--no-confidence")
@@ -105,7 +110,9 @@ enum RecognizeCommand: Command {
         let files = try args.positionals()
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
-        if (decodedTail != nil || unpaced) && !stream { throw UsageError(message: "--decoded-tail and --unpaced need --stream") }
+        if (decodedTail != nil || unpaced || voicing != nil) && !stream {
+            throw UsageError(message: "--decoded-tail, --unpaced and --voicing need --stream")
+        }
         if backgroundSeconds != nil && (stream || (cmn ?? .batch) != .batch) {
             throw UsageError(message: "--background-seconds decodes each file whole with the batch mean: not with --stream or --cmn live/stream")
         }
@@ -145,7 +152,8 @@ enum RecognizeCommand: Command {
                 let transcript: Transcript
                 if stream {
                     (transcript, endpoint) = try streamed(audio, file: file, recognizer: recognizer,
-                                                          decodedTail: decodedTail ?? UtteranceListener.defaultDecodedTail, paced: !unpaced)
+                                                          decodedTail: decodedTail ?? UtteranceListener.defaultDecodedTail, paced: !unpaced,
+                                                          voicing: voicing ?? true)
                 } else if let backgroundSeconds {
                     let split = min(audio.samples.count, Int(backgroundSeconds * Double(PCMFormat.speech.sampleRate)))
                     transcript = try recognizer.decodeWhole(Array(audio.samples[split...]), background: Array(audio.samples[..<split]))
@@ -180,8 +188,10 @@ enum RecognizeCommand: Command {
     /// microphone would have delivered it (`PacedAudioSource`, as `hark run --input` does): the first
     /// utterance's transcript and why it ended.
     static func streamed(_ audio: PCMBuffer, file: String, recognizer: SpeechRecognizer, decodedTail: Double,
-                         paced: Bool) throws -> (Transcript, String) {
-        let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(), decodedTail: decodedTail)
+                         paced: Bool, voicing: Bool = true) throws -> (Transcript, String) {
+        var endpointing = Endpointer.Configuration()
+        if !voicing { endpointing.voicedHold = 0 }
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(configuration: endpointing), decodedTail: decodedTail)
         let source: any AudioSource = paced ? PacedAudioSource(BufferedAudioSource(audio)) : BufferedAudioSource(audio)
         guard let transcript = try listener.listen(to: source, blockFrames: PCMFormat.speech.sampleRate / 10) else {
             throw CommandFailure(message: "\(file): no speech found", exitCode: 65)

@@ -1,5 +1,6 @@
 import Foundation
 import HarkAudio
+import HarkCore
 import Testing
 
 /// The speech commands end to end through the built binary: say → recognize, and every bad input a clear
@@ -63,6 +64,45 @@ struct SpeechCLITests {
         try AudioFile.write(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 16_000)), to: silent)
         let none = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", silent])
         #expect(none.status == 65 && none.stderr.contains("no speech found"), "\(none.stderr)")
+    }
+
+    @Test("hark recognize --stream ends a command followed by clatter; --voicing off judges by level alone and does not")
+    func recognizeStreamedInClatter() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spoken = dir.appendingPathComponent("off.wav").path
+        #expect(try CLITests.hark(["say", "--output", spoken, "turn off the light"]).status == 0)
+        let speech = try AudioFile.read(spoken).converted(to: .speech)
+        // Half a second of a quiet room, the command, then 2.5 s of knocks (white noise decaying over 40 ms, four a
+        // second) far above the room's level, as dishes in a kitchen after the words.
+        var samples = [Int16](repeating: 0, count: 8_000) + speech.samples + [Int16](repeating: 0, count: 40_000)
+        var generator = SplitMix64(seed: 47)
+        for i in samples.indices {
+            var value = Double.random(in: -60...60, using: &generator)
+            let afterWords = i - 8_000 - speech.frameCount
+            if afterWords >= 0 {
+                value += Double.random(in: -6_000...6_000, using: &generator) * exp(-Double(afterWords % 4_000) / 640)
+            }
+            samples[i] = Int16(clamping: Int(value.rounded()) + Int(samples[i]))
+        }
+        let wav = dir.appendingPathComponent("off-clatter.wav").path
+        try AudioFile.write(PCMBuffer(format: .speech, samples: samples), to: wav)
+
+        let voiced = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", wav])
+        #expect(voiced.status == 0, "\(voiced.stderr)")
+        let line = try Self.json(voiced.stdout.split(separator: "\n")[0])
+        #expect(line["endpoint"] as? String == "trailing_silence" && line["transcript"] as? String == "turn off the light", "\(line)")
+        // The decoded audio stops 0.3 s after the words, not somewhere in the knocks.
+        #expect((line["audio_seconds"] as? Double ?? 99) < 0.5 + speech.duration + 0.5, "\(line)")
+
+        let level = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", "--voicing", "off", wav])
+        #expect(level.status == 0, "\(level.stderr)")
+        #expect(try Self.json(level.stdout.split(separator: "\n")[0])["endpoint"] as? String == "input_ended", "\(level.stdout)")
+
+        let misuse = try CLITests.hark(["recognize", "--voicing", "off", wav])
+        #expect(misuse.status == 64 && misuse.stderr.contains("--stream"), "\(misuse.stderr)")
+        let wrong = try CLITests.hark(["recognize", "--stream", "--voicing", "maybe", wav])
+        #expect(wrong.status == 64 && wrong.stderr.contains("--voicing"), "\(wrong.stderr)")
     }
 
     @Test("hark say writes a WAV that hark recognize understands as the command; JSON lines have the documented fields")

@@ -14,13 +14,16 @@ struct UtteranceListenerTests {
         try RecognitionFixtures.raw(RecognitionFixtures.recordedSpeech.appendingPathComponent("goforward.raw"))
     }
 
-    /// The recording cut where the endpointer hears its speech end (without its own trailing quiet).
+    /// The recording cut where the endpointer hears its speech start and end (without the room before and the
+    /// quiet after): spliced onto digital silence, the room's own murmur would be loud against it, and once the
+    /// utterance is voiced that murmur, having no pitch, counts as silence (`Endpointer`'s voicing rule).
     static func goForwardUntilItsLastSpeech() throws -> PCMBuffer {
         let recording = try goForward()
         let probe = try Endpointer()
         try probe.process(recording)
+        let speechStart = try #require(probe.speechStartSample) + Int(probe.configuration.leadingPadding * Double(rate))
         let speechEnd = try #require(probe.speechEndSample)
-        return PCMBuffer(format: .speech, samples: Array(recording.samples[..<speechEnd]))
+        return PCMBuffer(format: .speech, samples: Array(recording.samples[speechStart..<speechEnd]))
     }
 
     /// `clip` twice, 0.55 s apart (longer than the decoded tail, shorter than the endpointer's trailing silence),

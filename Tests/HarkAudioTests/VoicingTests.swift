@@ -1,0 +1,144 @@
+import Testing
+import Foundation
+@testable import HarkAudio
+
+/// The voicing rule of the endpointer: `VoicingDetector` tells a voice's pitch from knocks and hiss, and an
+/// utterance followed by a clatter that keeps rising above the noise floor still ends.
+@Suite struct VoicingTests {
+    static let rate = 16_000
+
+    /// A glottal-like pulse train at `pitch` Hz through a vowel-ish resonance, with amplitude `amplitude`.
+    static func vowel(pitch: Double, seconds: Double, amplitude: Double = 8_000) -> PCMBuffer {
+        let count = Int(seconds * Double(rate))
+        var samples = [Int16](repeating: 0, count: count)
+        var phase = 0.0, y1 = 0.0, y2 = 0.0
+        // A two-pole resonance at 700 Hz (an open vowel's first formant).
+        let r = 0.97, theta = 2 * Double.pi * 700 / Double(rate)
+        for i in 0..<count {
+            phase += pitch / Double(rate)
+            let pulse: Double = phase >= 1 ? 1 : 0
+            if phase >= 1 { phase -= 1 }
+            let y = pulse + 2 * r * cos(theta) * y1 - r * r * y2
+            y2 = y1
+            y1 = y
+            samples[i] = Int16(clamping: Int(y * amplitude / 12))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    /// Knocks: every `interval` seconds a burst of white noise decaying over about 40 ms, at peak `amplitude`.
+    static func knocks(seconds: Double, interval: Double, amplitude: Int, seed: UInt64) -> PCMBuffer {
+        let count = Int(seconds * Double(rate))
+        let noise = AudioFixtures.noise(frames: count, amplitude: amplitude, seed: seed).samples
+        let period = Int(interval * Double(rate))
+        var samples = [Int16](repeating: 0, count: count)
+        for i in 0..<count {
+            let since = Double(i % period) / Double(rate)
+            samples[i] = Int16(clamping: Int(Double(noise[i]) * exp(-since / 0.04)))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    /// The detector's strength after each 10 ms frame of `audio`.
+    static func strengths(_ audio: PCMBuffer) -> [Double] {
+        var detector = VoicingDetector(sampleRate: rate)
+        return stride(from: 0, to: audio.frameCount - 159, by: 160).map { start in
+            detector.push(audio.samples[start..<(start + 160)])
+            return detector.strength()
+        }
+    }
+
+    static func fraction(_ values: [Double], atLeast threshold: Double) -> Double {
+        Double(values.filter { $0 >= threshold }.count) / Double(max(1, values.count))
+    }
+
+    @Test(arguments: [85.0, 120.0, 210.0, 320.0])
+    func aVoicedSoundReadsAsVoiced(_ pitch: Double) {
+        // Skip the first 50 ms, while the history fills.
+        let values = Array(Self.strengths(Self.vowel(pitch: pitch, seconds: 0.5)).dropFirst(5))
+        #expect(Self.fraction(values, atLeast: 0.9) == 1, "pitch \(pitch) Hz: \(values.prefix(8))")
+    }
+
+    @Test func hissKnocksAndSilenceDoNot() {
+        let threshold = Endpointer.Configuration().voicingThreshold
+        let hiss = Self.strengths(AudioFixtures.noise(frames: Self.rate, amplitude: 4_000, seed: 41)).dropFirst(5)
+        #expect(Self.fraction(Array(hiss), atLeast: threshold) < 0.02)
+        let knocks = Self.strengths(Self.knocks(seconds: 2, interval: 0.25, amplitude: 12_000, seed: 42)).dropFirst(5)
+        #expect(Self.fraction(Array(knocks), atLeast: threshold) < 0.05)
+        #expect(Self.strengths(AudioFixtures.silence(seconds: 0.3)).allSatisfy { $0 == -1 })
+    }
+
+    @Test func realSpeechIsMostlyVoicedWhereItIsLoud() throws {
+        for clip in try EndpointerTests.clips(4) {
+            let values = Self.strengths(clip)
+            let levels = stride(from: 0, to: clip.frameCount - 159, by: 160).map { Endpointer.level(clip.samples[$0..<($0 + 160)]) }
+            let peak = levels.max() ?? 0
+            // The loudest stretches of speech are its vowels.
+            let loud = values.indices.filter { levels[$0] >= peak - 10 }.map { values[$0] }
+            #expect(Self.fraction(loud, atLeast: 0.65) >= 0.6, "\(Self.fraction(loud, atLeast: 0.65))")
+        }
+    }
+
+    /// Speech, then 3 s of knocks well above the room's floor four times a second (a kitchen after the words).
+    static func speechThenClatter(_ clip: PCMBuffer) -> PCMBuffer {
+        let room = AudioFixtures.noise(frames: 6 * rate, amplitude: 100, seed: 43)
+        let words = EndpointerTests.trimmed(clip)
+        let audio = AudioFixtures.concatenated([AudioFixtures.silence(seconds: 1), words, Self.knocks(seconds: 3, interval: 0.25, amplitude: 6_000, seed: 44)])
+        return AudioFixtures.mix(audio, room)
+    }
+
+    @Test func anUtteranceEndsInClatterThatTheLevelAloneWouldTakeForSpeech() throws {
+        for clip in try EndpointerTests.clips(4) {
+            let audio = Self.speechThenClatter(clip)
+            let wordsEnd = Self.rate + EndpointerTests.trimmed(clip).frameCount
+
+            let endpointer = try Endpointer()
+            #expect(try EndpointerTests.run(endpointer, on: audio) == .ended(reason: .trailingSilence))
+            // The last speech is in the words (their trimmed end has 0.1 s of quiet), not in the knocks.
+            let end = try #require(endpointer.speechEndSample)
+            #expect(end <= wordsEnd + Self.rate / 4, "speech end \(end), words end \(wordsEnd)")
+            #expect(end >= wordsEnd - Self.rate / 2)
+
+            // Judged by level alone, the knocks keep the utterance going to the end of the input.
+            var levelOnly = Endpointer.Configuration()
+            levelOnly.voicedHold = 0
+            let other = try Endpointer(configuration: levelOnly)
+            #expect(try EndpointerTests.run(other, on: audio) == .inSpeech)
+        }
+    }
+
+    @Test func unvoicedSoundIsJudgedByLevelAlone() throws {
+        // 1.5 s of loud hiss (nothing voiced: the rule never arms): it is speech while it lasts, as before.
+        let room = AudioFixtures.noise(frames: 5 * Self.rate, amplitude: 100, seed: 45)
+        let hiss = AudioFixtures.noise(frames: 3 * Self.rate / 2, amplitude: 6_000, seed: 46)
+        let audio = AudioFixtures.mix(AudioFixtures.concatenated([AudioFixtures.silence(seconds: 1), hiss, AudioFixtures.silence(seconds: 2.5)]), room)
+        let endpointer = try Endpointer()
+        #expect(try EndpointerTests.run(endpointer, on: audio) == .ended(reason: .trailingSilence))
+        let end = try #require(endpointer.speechEndSample)
+        #expect(abs(end - 5 * Self.rate / 2) <= Self.rate / 20, "speech end \(end)")
+    }
+
+    @Test func quietPausesStillEndTheUtteranceAsBefore() throws {
+        // In a quiet room the rule changes nothing: the same end with and without it.
+        var levelOnly = Endpointer.Configuration()
+        levelOnly.voicedHold = 0
+        for clip in try EndpointerTests.clips(6) {
+            let audio = AudioFixtures.concatenated([AudioFixtures.silence(seconds: 0.5), clip, AudioFixtures.silence(seconds: 1.5)])
+            let with = try Endpointer(), without = try Endpointer(configuration: levelOnly)
+            #expect(try EndpointerTests.run(with, on: audio) == .ended(reason: .trailingSilence))
+            #expect(try EndpointerTests.run(without, on: audio) == .ended(reason: .trailingSilence))
+            #expect(with.speechStartSample == without.speechStartSample)
+            #expect(abs((with.speechEndSample ?? 0) - (without.speechEndSample ?? 0)) <= Self.rate / 2)
+        }
+    }
+
+    @Test func rejectsAnUnworkableVoicingSetting() {
+        for (hold, threshold) in [(-0.1, 0.65), (0.2, 0.0), (0.2, 1.5)] {
+            var config = Endpointer.Configuration()
+            config.voicedHold = hold
+            config.voicingThreshold = threshold
+            #expect(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: config) }
+            #expect(config.problem?.contains(hold < 0 ? "voicedHold" : "voicingThreshold") == true)
+        }
+    }
+}
