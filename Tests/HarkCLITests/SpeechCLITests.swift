@@ -29,14 +29,20 @@ struct SpeechCLITests {
         #expect(both.status == 64 && both.stderr.contains("exclude"), "\(both.stderr)")
     }
 
+    /// "turn off the light" as `hark say` speaks it, written to `dir`: its path and its audio at 16 kHz mono.
+    static func saidCommand(in dir: URL) throws -> (path: String, audio: PCMBuffer) {
+        let spoken = dir.appendingPathComponent("off.wav").path
+        let said = try CLITests.hark(["say", "--output", spoken, "turn off the light"])
+        try #require(said.status == 0, "\(said.stderr)")
+        return (spoken, try AudioFile.read(spoken).converted(to: .speech))
+    }
+
     @Test("hark recognize --stream feeds a file through the endpointer: the first utterance, why it ended, when its result was ready")
     func recognizeStreamed() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let spoken = dir.appendingPathComponent("off.wav").path
-        #expect(try CLITests.hark(["say", "--output", spoken, "turn off the light"]).status == 0)
+        let (spoken, speech) = try Self.saidCommand(in: dir)
         // Half a second of quiet before, one and a half after: the endpointer ends the utterance on the silence.
-        let speech = try AudioFile.read(spoken).converted(to: .speech)
         var padded = PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 8_000))
         padded.append(speech)
         padded.append(PCMBuffer(format: .speech, samples: [Int16](repeating: 0, count: 24_000)))
@@ -70,9 +76,7 @@ struct SpeechCLITests {
     func recognizeStreamedInClatter() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let spoken = dir.appendingPathComponent("off.wav").path
-        #expect(try CLITests.hark(["say", "--output", spoken, "turn off the light"]).status == 0)
-        let speech = try AudioFile.read(spoken).converted(to: .speech)
+        let speech = try Self.saidCommand(in: dir).audio
         // Half a second of a quiet room, the command, then 2.5 s of knocks (white noise decaying over 40 ms, four a
         // second) far above the room's level, as dishes in a kitchen after the words.
         var samples = [Int16](repeating: 0, count: 8_000) + speech.samples + [Int16](repeating: 0, count: 40_000)
