@@ -81,10 +81,7 @@ public final class Appliance {
         self.speaker = speaker
         understanding = turns.speechUnderstanding
         if let recognizer {
-            var endpointing = Endpointer.Configuration()
-            endpointing.trailingSilence = configuration.trailingSilence
-            endpointing.maximumLength = configuration.maximumUtterance
-            listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(configuration: endpointing))
+            listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(configuration: configuration.endpointing))
         } else {
             listener = nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HarkAudio
 import HarkCore
 import HarkDevices
 import HarkSpeech
@@ -62,6 +63,18 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var listenTimeout = 6.0
     /// A short two-tone beep when listening starts.
     public var earcon = true
+    /// The endpointer's voicing rule (`Endpointer.Configuration.voicedHold`): loud audio without a voice's pitch
+    /// does not keep a voiced utterance going, so a turn ends in a kitchen's clatter; false: the level alone.
+    public var voicing = true
+
+    /// The endpointer's settings for the microphone's turns (and the rooms' wake phrase).
+    public var endpointing: Endpointer.Configuration {
+        var endpointing = Endpointer.Configuration()
+        endpointing.trailingSilence = trailingSilence
+        endpointing.maximumLength = maximumUtterance
+        if !voicing { endpointing.voicedHold = 0 }
+        return endpointing
+    }
 
     /// eSpeak NG voice, words per minute, pitch 0–100, volume 0–200.
     public var voice = SpeechSynthesizer.defaultVoice
@@ -208,6 +221,7 @@ extension ApplianceConfiguration {
                     "max_utterance": { v, p throws(ConfigurationError) in c.maximumUtterance = try reader.number(v, p, in: 1...60) },
                     "listen_timeout": { v, p throws(ConfigurationError) in c.listenTimeout = try reader.number(v, p, in: 1...120) },
                     "earcon": { v, p throws(ConfigurationError) in c.earcon = try reader.bool(v, p) },
+                    "voicing": { v, p throws(ConfigurationError) in c.voicing = try reader.bool(v, p) },
                 ])
             },
             "voice": { v, p throws(ConfigurationError) in

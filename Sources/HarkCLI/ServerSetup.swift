@@ -112,10 +112,7 @@ enum ServerSetup {
     /// (`wake.settings`, else Models/wake.json) and its endpointing limits; reported and nil when it cannot run
     /// (no recogniser, no wake model), which leaves the rest of the server running.
     static func startMemberWake(_ api: CompanionAPI, configuration c: ApplianceConfiguration, model: SpeechModel) -> MemberWake? {
-        var endpointing = Endpointer.Configuration()
-        endpointing.trailingSilence = c.trailingSilence
-        endpointing.maximumLength = c.maximumUtterance
-        let command = MemberWake.Listening(endpointer: endpointing, timeout: c.listenTimeout, earcon: c.earcon)
+        let command = MemberWake.Listening(endpointer: c.endpointing, timeout: c.listenTimeout, earcon: c.earcon)
         do {
             return try api.listenForWakePhraseInRooms(command: command) {
                 try SpeechCLI.wakeSpotter(settingsPath: c.wakeSettings.map { c.resolve($0) }, model: model)

@@ -52,13 +52,16 @@ struct ApplianceConfigurationTests {
     @Test("fields are read, lines by offset or by name")
     func fields() throws {
         let c = try ApplianceConfiguration.parse("""
-            { "simulate": true, "audio": { "trailing_silence": 1.2, "earcon": false },
+            { "simulate": true, "audio": { "trailing_silence": 1.2, "earcon": false, "voicing": false },
               "gpio": { "chip": "gpiochip1", "outputs": { "light": { "line": "LAMP", "active_low": true } },
                         "button": { "line": 5, "mode": "press", "debounce_ms": 50 } },
               "camera": { "width": 320, "height": 240, "keep": 3 } }
             """, source: URL(fileURLWithPath: "/etc/hark/hark.json"))
         #expect(c.simulate == .always)
-        #expect(c.trailingSilence == 1.2 && !c.earcon)
+        #expect(c.trailingSilence == 1.2 && !c.earcon && !c.voicing)
+        // The endpointer the appliance builds from it: the same limits, the voicing rule off.
+        #expect(c.endpointing.trailingSilence == 1.2 && c.endpointing.voicedHold == 0)
+        #expect(ApplianceConfiguration().endpointing.voicedHold > 0)
         #expect(c.chip == "gpiochip1")
         #expect(c.outputs.keys.sorted() == ["light"])
         #expect(c.outputs["light"]?.line == .name("LAMP"))
@@ -81,6 +84,7 @@ struct ApplianceConfigurationTests {
         (#"{"audio": {"trailing_silense": 1}}"#, "audio.trailing_silense: unknown field"),
         (#"{"audio": {"trailing_silence": "long"}}"#, "audio.trailing_silence: expected a number"),
         (#"{"audio": {"trailing_silence": 99}}"#, "audio.trailing_silence: 99 is out of range"),
+        (#"{"audio": {"voicing": "yes"}}"#, "audio.voicing: expected"),
         (#"{"gpio": {"outputs": {"light": {"active_low": true}}}}"#, "gpio.outputs.light.line: missing"),
         (#"{"gpio": {"outputs": {"light": {"line": -3}}}}"#, "gpio.outputs.light.line: expected a line offset"),
         (#"{"gpio": {"button": {"line": 4, "mode": "tap"}}}"#, "gpio.button.mode: expected \"hold\""),
