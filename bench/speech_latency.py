@@ -32,6 +32,7 @@ writes bench/out/latency/latency.json and bench/out/latency/report.md
 needs: a release build (swift build -c release), and bash scripts/setup-bench.sh (sox, flite, numpy)
 """
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -73,8 +74,12 @@ def home_inputs(count, work):
     items = []
     for i, row in enumerate(chosen):
         voice = VOICES[i % len(VOICES)]
+        # The synthesised file is named by what it says: a run with another --clips picks other sentences for the
+        # same index (until 2026-12-06 it was named by index alone, so such a run scored home clips 0-14 of a later
+        # 30-clip run against the wrong sentences).
+        said = hashlib.sha1(f"{voice}\n{row['text']}".encode()).hexdigest()[:10]
         raw = os.path.join(work, f"home-{i:03d}-{voice}.raw.wav")
-        wav = os.path.join(work, f"home-{i:03d}.wav")
+        wav = os.path.join(work, f"home-{i:03d}-{said}.wav")
         if not os.path.exists(wav):
             subprocess.run(["flite", "-voice", voice, "-t", row["text"], "-o", raw], check=True)
             subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
