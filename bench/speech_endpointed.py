@@ -52,7 +52,7 @@ import speechlib  # noqa: E402
 
 OUT = os.path.join(ROOT, "bench", "out", "endpointed")
 RATE = 16000
-# The endpointer's voicing rule (Endpointer.Configuration.voicedHold; 0 with --voicing off).
+# The endpointer's voicing rule (Endpointer.Configuration.voicedHold; 0 with --voicing off), endpoint()'s default.
 VOICED_HOLD = 0.2
 
 
@@ -107,9 +107,10 @@ def voicing(x):
 
 
 def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
-             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=0.2, voiced_to_arm=0.05, voicing_threshold=0.65):
+             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=0.65):
     """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them;
-    None when it hears no speech."""
+    None when it hears no speech. `voiced_hold` None: VOICED_HOLD."""
+    voiced_hold = VOICED_HOLD if voiced_hold is None else voiced_hold
     frames = x[: len(x) // 160 * 160].reshape(-1, 160)
     power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
     strength = voicing(x) if voiced_hold > 0 else None
@@ -169,7 +170,7 @@ def mix_other(clean_dir, noise_path, out_dir, snr):
 def cut(x, pre):
     """The endpointer's cut of `x` with `pre` seconds of the room before the speech (as much as there is), ending 0.3 s
     after its last speech; the whole of `x` when it finds no speech."""
-    found = endpoint(x, padding=pre, voiced_hold=VOICED_HOLD) or (0, len(x) // 160)
+    found = endpoint(x, padding=pre) or (0, len(x) // 160)
     # An utterance cut at the longest length (10 s) keeps no more than that, like UtteranceListener.
     return x[found[0] * 160: min(len(x), int((found[1] / 100 + 0.3) * RATE), found[0] * 160 + 10 * RATE)]
 
@@ -257,8 +258,9 @@ def main():
     ap.add_argument("--voicing", choices=["on", "off"], default="on",
                     help="the endpointer's voicing rule (off: the level alone, as before 2026-12-06)")
     args = ap.parse_args()
-    global VOICED_HOLD
-    VOICED_HOLD = 0.2 if args.voicing == "on" else 0.0
+    if args.voicing == "off":
+        global VOICED_HOLD
+        VOICED_HOLD = 0.0
     args.hark_args = shlex.split(args.hark_args)
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
@@ -295,7 +297,7 @@ def main():
         samples = read(path)
         row = streamed[os.path.basename(path)[:-4]]
         # The cut itself (0.3 s after the last speech, or the input's end when that comes sooner); 0 without speech.
-        mine = 0 if endpoint(samples, voiced_hold=VOICED_HOLD) is None else len(cut(samples, 0.3)) / RATE
+        mine = 0 if endpoint(samples) is None else len(cut(samples, 0.3)) / RATE
         if abs(mine - (row.get("audio_seconds") or 0)) > 0.011:
             sys.exit(f"speech_endpointed: {path}: the Python endpointer's cut ({mine:.2f} s) differs from hark's "
                      f"({row.get('audio_seconds')} s); update endpoint() to match HarkAudio/Endpointer.swift")

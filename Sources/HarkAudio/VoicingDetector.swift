@@ -52,7 +52,10 @@ struct VoicingDetector {
     let longestLag: Int
     private var highPass: Biquad
     private var lowPass: Biquad
-    /// The last `history.count` decimated samples, oldest first, in a ring whose oldest slot is `next`.
+    /// Decimated samples kept: the window at the longest lag, plus one lag either side for the peak test.
+    let length: Int
+    /// The last `length` decimated samples in a ring whose oldest slot is `next`, stored twice (slot i and
+    /// i + `length`), so that `history[next ..< next + length]` is always the history in time order.
     private var history: [Float]
     private var next = 0
     /// Where the next input sample falls in the decimation: kept when 0.
@@ -66,8 +69,8 @@ struct VoicingDetector {
         longestLag = max(shortestLag + 1, Int(rate / 50))
         highPass = .highPass(100, sampleRate: sampleRate)
         lowPass = .lowPass(900, sampleRate: sampleRate)
-        // The window at the longest lag, plus one lag either side for the peak test.
-        history = [Float](repeating: 0, count: window + longestLag + 1)
+        length = window + longestLag + 1
+        history = [Float](repeating: 0, count: 2 * length)
     }
 
     /// Takes the next audio of the stream.
@@ -76,7 +79,8 @@ struct VoicingDetector {
             let filtered = lowPass(highPass(Double(sample) / 32_768))
             if phase == 0 {
                 history[next] = Float(filtered)
-                next = (next + 1) % history.count
+                history[next + length] = Float(filtered)
+                next = (next + 1) % length
             }
             phase = (phase + 1) % decimation
         }
@@ -85,13 +89,9 @@ struct VoicingDetector {
     /// The peak normalised correlation at a pitch period over the latest history: in [-1, 1], -1 when no lag
     /// is a local peak (or the audio is digital silence).
     func strength() -> Double {
-        let count = history.count
-        // The history in time order, oldest first.
-        let audio = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for i in 0..<count { buffer[i] = history[(next + i) % count] }
-            initialized = count
-        }
-        return audio.withUnsafeBufferPointer { x -> Double in
+        history.withUnsafeBufferPointer { stored -> Double in
+            // The history in time order, oldest first.
+            let x = UnsafeBufferPointer(rebasing: stored[next..<(next + length)])
             var energy0: Float = 0
             for n in 0..<window { energy0 += x[n] * x[n] }
             guard energy0 > 0 else { return -1 }
