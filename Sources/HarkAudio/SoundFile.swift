@@ -49,7 +49,8 @@ final class SoundFile {
                                message: "is a directory, not an audio file")
         }
         // libsndfile calls an empty file "unknown format"; say what it is.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        if let size = (try? FileManager.default.attributesOfItem(atPath: target))?[.size] as? Int, size == 0 {
             throw SndfileError(kind: .noAudio, path: path, function: "sf_open", code: -1,
                                message: "contains no audio (the file is empty)")
         }

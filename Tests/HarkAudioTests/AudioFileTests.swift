@@ -74,7 +74,10 @@ import HarkTestSupport
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         let headerOnly = dir.appendingPathComponent("header-only.wav").path
         try AudioFile.write(PCMBuffer(format: .speech), to: headerOnly)
-        for path in [empty, headerOnly] {
+        // A link to an empty file is judged by the file, not by the link's own size.
+        let linked = dir.appendingPathComponent("linked.wav").path
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: empty)
+        for path in [empty, headerOnly, linked] {
             let error = try #require(caught(SndfileError.self) { try AudioFile.read(path) })
             #expect(error.kind == .noAudio)
             #expect(error.description.contains(path))

@@ -125,6 +125,17 @@ struct NoisyDecodingTests {
         #expect("\(mismatched!)".hasPrefix(short.path + ": 1000 bytes"))
     }
 
+    @Test("A means file linked into place is judged by the file it names, not by the link")
+    func linkedMeans() throws {
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("hark-linked-\(UUID().uuidString).means")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: Self.shippedMeans)
+        defer { try? FileManager.default.removeItem(at: link) }
+        let noisy = try Self.goForward(noiseRMS: 600)
+        let linked = try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(noisyMeans: link)).recognize(noisy)
+        let direct = try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(noisyMeans: Self.shippedMeans)).recognize(noisy)
+        #expect(linked.noisyDecoding && linked.text == direct.text && linked.acousticMargin == direct.acousticMargin)
+    }
+
     @Test("Without noisy-speech settings, or with live decoding, every utterance gets the usual decoder")
     func off() throws {
         let noisy = try Self.goForward(noiseRMS: 600)

@@ -69,7 +69,10 @@ public struct SpeechModel: Sendable, Equatable {
         // Means made for another model have another size; PocketSphinx would only log that and fail vaguely.
         if let noisyMeans {
             let own = acousticModel.appendingPathComponent("means")
-            let size = { (url: URL) in (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil }
+            // The files' own sizes, not a symbolic link's (a means file linked into place is common).
+            let size = { (url: URL) in
+                (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)[.size] as? Int) ?? nil
+            }
             if let expected = size(own), let found = size(noisyMeans), expected != found {
                 throw .mismatchedMeans(path: noisyMeans.path, bytes: found, model: own.path, modelBytes: expected)
             }
