@@ -176,6 +176,8 @@ public struct RecognitionOptions: Sendable, Equatable {
 
     /// Beams wide enough that noisy speech still reaches the end of the grammar (docs/measurements.md, "Wide
     /// beams": the defaults lose hypotheses at 6 dB), with the cost still well under real time for a command grammar.
+    /// Narrower beams would cut the grammar pass's cost without losing words, but they move the acoustic margin and
+    /// weaken its rejection (docs/speech.md, "Why the beams stay wide although they cost the most").
     public static let defaultDecoderArguments: [String: String] = [
         "-beam": "1e-80", "-pbeam": "1e-80", "-wbeam": "1e-50",
     ]
