@@ -10,7 +10,7 @@ STRICT := -Xswiftc -warnings-as-errors
 HARK ?= .build/release/hark
 WORKSPACE ?= Intents/home.json
 
-.PHONY: setup build intents check-intents test browser-test hwtest run release bench bench-speech bench-server bench-setup clean
+.PHONY: setup build intents check-intents test browser-test hwtest run release bench bench-speech bench-speech-all bench-server bench-setup clean
 
 ## setup: install the Debian packages the project needs (idempotent) and check the Swift toolchain
 setup:
@@ -181,6 +181,13 @@ bench: setup bench-setup
 bench-speech: setup bench-setup intents
 	$(SWIFT) build -c release $(STRICT)
 	bash bench/speech.sh
+
+## bench-speech-all: every speech figure of issue 16 in one run (~2.5 h on 2 cores): the benchmark above, the
+## endpointer's cuts, out-of-domain speech in noise, result delay and real-time factor, the wake phrase;
+## tables in bench/out/speech-all/report.md (bench/speech-all.sh; --quick there for a smoke run)
+bench-speech-all: setup bench-setup intents
+	$(SWIFT) build -c release $(STRICT)
+	bash bench/speech-all.sh
 
 clean:
 	rm -rf .build bench/out
