@@ -27,7 +27,7 @@ own rule (mix.py: frame-energy SNR, peak 0.5; seed 20240601), or nothing for "cl
 
 usage: python3 bench/speech_latency.py [--clips 30] [--snr clean 12 6] [--half test] [--hark PATH]
                                      [--modes streaming silence silence-after endpoint silence-english silence-topn32
-                                       silence-level]
+                                       silence-topn12 silence-level]
 writes bench/out/latency/latency.json and bench/out/latency/report.md
 needs: a release build (swift build -c release), and bash scripts/setup-bench.sh (sox, flite, numpy)
 """
@@ -130,6 +130,8 @@ MODES = {
     "endpoint": ("at the endpoint (batch mean)", 0.8, False, ["--cmn", "batch"]),
     "silence-topn32": ("during the silence, noisy-speech decoder with `-topn 32` (before 2026-12-05)", 0.3, True,
                        ["--cmn", "batch", "--noisy-decoder-args", "-topn 32"]),
+    "silence-topn12": ("during the silence, noisy-speech decoder with `-topn 12` (an experiment)", 0.3, True,
+                       ["--cmn", "batch", "--noisy-decoder-args", "-topn 12"]),
     "silence-level": ("during the silence, the endpointer judging by level alone (`--voicing off`, before 2026-12-06)", 0.3,
                       True, ["--cmn", "batch", "--voicing", "off"]),
     "silence-english": ("during the silence, with the judge against any English (`--any-english on`)", 0.3, True,
