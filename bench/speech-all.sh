@@ -58,8 +58,9 @@ else
   step "Items 2 and 5: through the endpointer" python3 bench/speech_endpointed.py --snr clean 12 6 --pre 0.3 --ood kal,en-us
   step "Item 2: out-of-domain speech in kitchen noise, whole files" python3 bench/speech_ood_noise.py --snr 6 12 --modes on
   step "Item 3: result delay and real-time factor" python3 bench/speech_latency.py --clips 30 --snr clean 12 6 --modes silence
-  step "Item 4: the wake phrase" bash scripts/wake-eval.sh
-  if [ -f bench/out/wake/report.md ]; then cat bench/out/wake/report.md >> "$report"; fi
+  # wake-eval.sh writes its tables to a file, not to standard output: its report is taken only when this run made
+  # it, so a failed step cannot bring in an earlier run's tables.
+  step "Item 4: the wake phrase" bash -c 'bash scripts/wake-eval.sh && cat "${WAKE_EVAL_OUT:-bench/out/wake}/report.md"'
 fi
 rm -f "$out/step.out"
 echo "speech-all: wrote $report" >&2
