@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit the matcher's confidence model (Sources/HarkCore/Matcher/ConfidenceModel.swift) across many workspaces.
 
-usage: python3 bench/fit_confidence.py [--seed N] [--l2 X] [--write] [--reuse] [--out bench/out/fit]
+usage: python3 bench/fit_confidence.py [--seed N] [--l2 X] [--write] [--reuse] [--in-scope-share X] [--out bench/out/fit]
 Needs numpy (Debian's python3-numpy). $HARK overrides the binary (default .build/release/hark). About 8 minutes
 on two cores, most of it the networks' training.
 
@@ -141,6 +141,24 @@ LARGE_WEIGHT = 10.0
 LARGE_IN_SCOPE_SHARE = 0.85
 
 
+def is_large(tag):
+    return tag.startswith("snips-7x") or tag.startswith("snips-entities-7x") or "-fold" in tag
+
+
+def reweighted(rows, in_scope_share):
+    """The same cases with a small workspace's in-scope share of its weight changed (large ones keep theirs)."""
+    counts = {}
+    for r in rows:
+        counts.setdefault(r[3], [0, 0])[0 if r[4] else 1] += 1
+    out = []
+    for features, right, weight, tag, in_scope in rows:
+        if not is_large(tag):
+            n_in, n_out = counts[tag]
+            weight = (in_scope_share / n_in) if in_scope else ((1 - in_scope_share) / n_out)
+        out.append((features, right, weight, tag, in_scope))
+    return out
+
+
 def collect(seed, out):
     rows = []  # (features, right, weight, tag, in_scope)
     names = None
@@ -150,7 +168,7 @@ def collect(seed, out):
         n_out = len(outcomes) - n_in
         for o in outcomes:
             in_scope = o["expected"] is not None
-            large = tag.startswith("snips-7x") or tag.startswith("snips-entities-7x") or "-fold" in tag
+            large = is_large(tag)
             share = LARGE_IN_SCOPE_SHARE if large else IN_SCOPE_SHARE
             weight = (share / n_in) if in_scope else ((1 - share) / n_out)
             if large:
@@ -265,13 +283,20 @@ def main():
     parser.add_argument("--write", action="store_true", help=f"write the fitted parameters to {os.path.relpath(SWIFT_PATH, harklib.ROOT)}")
     parser.add_argument("--out", default=os.path.join(harklib.OUT, "fit"))
     parser.add_argument("--reuse", action="store_true", help="refit on the cases the last run collected (OUT/rows.json)")
+    parser.add_argument("--in-scope-share", type=float, default=IN_SCOPE_SHARE,
+                        help=f"a small workspace's weight on its in-scope sentences (default {IN_SCOPE_SHARE}); an experiment, "
+                             "docs/language-engine.md has what 0.5 and 0.6 did")
     args = parser.parse_args()
+    if not 0 < args.in_scope_share < 1:
+        parser.error(f"--in-scope-share {args.in_scope_share}: must be between 0 and 1")
     cache = os.path.join(args.out, "rows.json")
     if args.reuse and os.path.exists(cache):
         names, rows = json.load(open(cache))
     else:
         names, rows = collect(args.seed, args.out)
         harklib.write_json(cache, [names, rows])
+    if args.in_scope_share != IN_SCOPE_SHARE:
+        rows = reweighted(rows, args.in_scope_share)
     model = [fit(rows, args.l2, args.seed * 100 + k) for k in range(ENSEMBLE)]
     conf = [predict(model, r[0]) for r in rows]
     if args.write:
