@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fit the matcher's confidence model (Sources/HarkCore/Matcher/ConfidenceModel.swift) across many workspaces.
 
-usage: python3 bench/fit_confidence.py [--seed N] [--l2 X] [--write] [--reuse] [--in-scope-share X] [--out bench/out/fit]
+usage: python3 bench/fit_confidence.py [--seed N] [--l2 X] [--write] [--reuse] [--in-scope-share X]
+                                      [--large-in-scope-share X] [--out bench/out/fit]
 Needs numpy (Debian's python3-numpy). $HARK overrides the binary (default .build/release/hark). About 8 minutes
 on two cores, most of it the networks' training.
 
@@ -145,16 +146,19 @@ def is_large(tag):
     return tag.startswith("snips-7x") or tag.startswith("snips-entities-7x") or "-fold" in tag
 
 
-def reweighted(rows, in_scope_share):
-    """The same cases with a small workspace's in-scope share of its weight changed (large ones keep theirs)."""
+def reweighted(rows, in_scope_share, large_in_scope_share):
+    """The same cases with the in-scope share of a small and of a large workspace's weight changed."""
     counts = {}
     for r in rows:
         counts.setdefault(r[3], [0, 0])[0 if r[4] else 1] += 1
     out = []
     for features, right, weight, tag, in_scope in rows:
-        if not is_large(tag):
-            n_in, n_out = counts[tag]
-            weight = (in_scope_share / n_in) if in_scope else ((1 - in_scope_share) / n_out)
+        large = is_large(tag)
+        share = large_in_scope_share if large else in_scope_share
+        n_in, n_out = counts[tag]
+        weight = (share / n_in) if in_scope else ((1 - share) / n_out)
+        if large:
+            weight *= LARGE_WEIGHT
         out.append((features, right, weight, tag, in_scope))
     return out
 
@@ -286,17 +290,20 @@ def main():
     parser.add_argument("--in-scope-share", type=float, default=IN_SCOPE_SHARE,
                         help=f"a small workspace's weight on its in-scope sentences (default {IN_SCOPE_SHARE}); an experiment, "
                              "docs/language-engine.md has what 0.5 and 0.6 did")
+    parser.add_argument("--large-in-scope-share", type=float, default=LARGE_IN_SCOPE_SHARE,
+                        help=f"the same for a large workspace (default {LARGE_IN_SCOPE_SHARE}); an experiment too")
     args = parser.parse_args()
-    if not 0 < args.in_scope_share < 1:
-        parser.error(f"--in-scope-share {args.in_scope_share}: must be between 0 and 1")
+    for flag, value in (("--in-scope-share", args.in_scope_share), ("--large-in-scope-share", args.large_in_scope_share)):
+        if not 0 < value < 1:
+            parser.error(f"{flag} {value}: must be between 0 and 1")
     cache = os.path.join(args.out, "rows.json")
     if args.reuse and os.path.exists(cache):
         names, rows = json.load(open(cache))
     else:
         names, rows = collect(args.seed, args.out)
         harklib.write_json(cache, [names, rows])
-    if args.in_scope_share != IN_SCOPE_SHARE:
-        rows = reweighted(rows, args.in_scope_share)
+    if (args.in_scope_share, args.large_in_scope_share) != (IN_SCOPE_SHARE, LARGE_IN_SCOPE_SHARE):
+        rows = reweighted(rows, args.in_scope_share, args.large_in_scope_share)
     model = [fit(rows, args.l2, args.seed * 100 + k) for k in range(ENSEMBLE)]
     conf = [predict(model, r[0]) for r in rows]
     if args.write:
