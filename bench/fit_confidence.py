@@ -146,13 +146,14 @@ def is_large(tag):
     return tag.startswith("snips-7x") or tag.startswith("snips-entities-7x") or "-fold" in tag
 
 
-def reweighted(rows, in_scope_share, large_in_scope_share):
-    """The same cases with the in-scope share of a small and of a large workspace's weight changed."""
+def weighted(rows, in_scope_share=IN_SCOPE_SHARE, large_in_scope_share=LARGE_IN_SCOPE_SHARE):
+    """The same cases, each weighted so that a workspace's in-scope sentences carry `in_scope_share` of its weight
+    (`large_in_scope_share` for a large one, which also weighs LARGE_WEIGHT small ones) and its other sentences the rest."""
     counts = {}
     for r in rows:
         counts.setdefault(r[3], [0, 0])[0 if r[4] else 1] += 1
     out = []
-    for features, right, weight, tag, in_scope in rows:
+    for features, right, _, tag, in_scope in rows:
         large = is_large(tag)
         share = large_in_scope_share if large else in_scope_share
         n_in, n_out = counts[tag]
@@ -164,7 +165,7 @@ def reweighted(rows, in_scope_share, large_in_scope_share):
 
 
 def collect(seed, out):
-    rows = []  # (features, right, weight, tag, in_scope)
+    rows = []  # (features, right, weight (set by weighted()), tag, in_scope)
     names = None
     for tag, w, cases in tasks(seed):
         _, outcomes = fs.run_eval(w, cases, out, tag, outcomes=True)
@@ -172,16 +173,11 @@ def collect(seed, out):
         n_out = len(outcomes) - n_in
         for o in outcomes:
             in_scope = o["expected"] is not None
-            large = is_large(tag)
-            share = LARGE_IN_SCOPE_SHARE if large else IN_SCOPE_SHARE
-            weight = (share / n_in) if in_scope else ((1 - share) / n_out)
-            if large:
-                weight *= LARGE_WEIGHT
             if names is None:
                 names = list(o["features"])
-            rows.append(([o["features"][n] for n in names], 1.0 if in_scope and o["top"] == o["expected"] else 0.0, weight, tag, in_scope))
+            rows.append(([o["features"][n] for n in names], 1.0 if in_scope and o["top"] == o["expected"] else 0.0, 0.0, tag, in_scope))
         print(f"fit: {tag}: {n_in} in scope, {n_out} out of scope", file=sys.stderr)
-    return names, rows
+    return names, weighted(rows)
 
 
 HIDDEN = 16
@@ -302,8 +298,7 @@ def main():
     else:
         names, rows = collect(args.seed, args.out)
         harklib.write_json(cache, [names, rows])
-    if (args.in_scope_share, args.large_in_scope_share) != (IN_SCOPE_SHARE, LARGE_IN_SCOPE_SHARE):
-        rows = reweighted(rows, args.in_scope_share, args.large_in_scope_share)
+    rows = weighted(rows, args.in_scope_share, args.large_in_scope_share)
     model = [fit(rows, args.l2, args.seed * 100 + k) for k in range(ENSEMBLE)]
     conf = [predict(model, r[0]) for r in rows]
     if args.write:
