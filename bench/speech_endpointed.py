@@ -54,6 +54,8 @@ OUT = os.path.join(ROOT, "bench", "out", "endpointed")
 RATE = 16000
 # The endpointer's voicing rule (Endpointer.Configuration.voicedHold; 0 with --voicing off), endpoint()'s default.
 VOICED_HOLD = 0.2
+# The voicing strength a frame needs to count as voiced (Endpointer.Configuration.voicingThreshold).
+VOICING_THRESHOLD = 0.65
 
 
 def read(path):
@@ -107,7 +109,7 @@ def voicing(x):
 
 
 def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
-             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=0.65):
+             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=VOICING_THRESHOLD):
     """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them;
     None when it hears no speech. `voiced_hold` None: VOICED_HOLD."""
     voiced_hold = VOICED_HOLD if voiced_hold is None else voiced_hold

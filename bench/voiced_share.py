@@ -19,18 +19,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import speech_endpointed as se  # noqa: E402
 import speechlib  # noqa: E402
 
-VOICED = 0.65  # Endpointer.Configuration.voicingThreshold
-
-
 def load(path):
-    if path.endswith(".flac"):
-        out = subprocess.run(["sox", path, "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", "-"],
-                             capture_output=True)
-        if out.returncode != 0:
-            sys.exit(f"voiced_share: {path}: sox could not read it: {out.stderr.decode(errors='replace').strip()}")
-        return np.frombuffer(out.stdout, "<i2").astype(float)
-    return speechlib.read_wav_float(path) * 32768.0
-
+    """The file's samples at integer scale; FLAC through the benchmark's own reader (sox), as the mixers read it."""
+    if not path.endswith(".flac"):
+        return speechlib.read_wav_float(path) * 32768.0
+    try:
+        return speechlib.upstream_mixer().read_flac(path) * 32768.0
+    except subprocess.CalledProcessError as error:
+        sys.exit(f"voiced_share: {path}: sox could not read it: {error.stderr.decode(errors='replace').strip()}")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -48,7 +44,7 @@ def main():
         if x.size < 16000:
             sys.exit(f"voiced_share: {path}: shorter than a second")
         x = x / max(np.abs(x).max(), 1e-9) * 16000
-        voiced = se.voicing(x) >= VOICED
+        voiced = se.voicing(x) >= se.VOICING_THRESHOLD
         cells = []
         for w in args.window:
             n = int(w * 100)
