@@ -184,7 +184,8 @@ bench-speech: setup bench-setup intents
 
 ## bench-speech-all: every speech figure of issue 16 in one run (~2.5 h on 2 cores): the benchmark above, the
 ## endpointer's cuts, out-of-domain speech in noise, result delay and real-time factor, the wake phrase;
-## tables in bench/out/speech-all/report.md (bench/speech-all.sh; --quick there for a smoke run)
+## tables in bench/out/speech-all/report.md, generated (bench/speech-all.sh; --quick there for a smoke run);
+## bench/README.md "The first whole run, 2026-12-06" keeps one run's figures
 bench-speech-all: setup bench-setup intents
 	$(SWIFT) build -c release $(STRICT)
 	bash bench/speech-all.sh

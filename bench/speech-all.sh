@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every speech figure of issue 16 in one run (`make bench-speech-all`; about 2.5 hours on 2 cores), each step's
-# table gathered into bench/out/speech-all/report.md under the item it answers:
+# table gathered into bench/out/speech-all/report.md under the item it answers (generated here and not kept in git;
+# bench/README.md, "The first whole run, 2026-12-06", keeps one run's figures with the targets they answer):
 #   1. bench/speech.sh: the speech-to-intent benchmark, dev and test halves, all SNRs, Hark beside PocketSphinx
 #      5.1.1, and the clean out-of-domain false acceptance (items 1 and 2, whole files);
 #   2. bench/speech_endpointed.py: orders and the reported out-of-domain sentences (flite kal, eSpeak NG en-us)
