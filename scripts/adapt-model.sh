@@ -15,8 +15,13 @@
 #                     core); the general model is checked through hark by scripts/adapt/hark_eval.py
 #   --held-out        also adapt a model on dev clips 0-3 only (en-us-NOISE-0123), for hark_eval.py to decode
 #                     clips 4-7 with; --held-out-only: that model alone (for trials)
+#   --moderate        with --noise general: the moderate-noise means instead (Models/en-us-moderate.means): the
+#                     same recipe at 15, 18 and 21 dB with 2 noise draws per clip and SNR (en-us-moderate)
+#   --held-out-digits D   adapt the held-out model on the dev clips whose names start with one of D instead
+#                     (4567: the second fold, for hark_eval.py --digits 0123; the model is en-us-NOISE-D)
 # env:   ADAPT_DIR (cache, default .build/adapt), HARK_BENCHMARKS (default: shared/benchmarks searched upward),
-#        ADAPT_SNRS (default "6 9") and GENERAL_COPIES (default 4) for trials; the shipped files use the defaults
+#        ADAPT_SNRS (default "6 9") and GENERAL_COPIES (default 4) for trials, MODERATE_SNRS (default "15 18 21")
+#        and MODERATE_COPIES (default 2) with --moderate; the shipped files use the defaults
 #
 # Result: $ADAPT_DIR/en-us-kitchen/ — a complete model directory (the stock files plus adapted `means`);
 # decode with `-hmm $ADAPT_DIR/en-us-kitchen`, or keep the stock model and add `-mean $ADAPT_DIR/en-us-kitchen/means`.
@@ -36,20 +41,35 @@ GENERAL_MIX_SEED=12
 GENERAL_COPIES=${GENERAL_COPIES:-4}  # noise draws per clip and SNR, each of a randomly chosen type (2 and 3+6 dB: docs)
 EVALUATE=no
 HELD_OUT=no
+HELD_OUT_DIGITS=0123
 NOISE=kitchen
+MODERATE=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --evaluate) EVALUATE=yes ;;
     --held-out) HELD_OUT=yes ;;
     --held-out-only) HELD_OUT=only ;;
+    --moderate) MODERATE=yes ;;
+    --held-out-digits) shift; HELD_OUT_DIGITS=${1:-}
+      case "$HELD_OUT_DIGITS" in 0123|4567) ;; *) echo "adapt-model.sh: --held-out-digits takes 0123 or 4567, not '$HELD_OUT_DIGITS'" >&2; exit 2 ;; esac ;;
     --noise)
       [ $# -ge 2 ] || { echo "adapt-model.sh: --noise needs kitchen or general" >&2; exit 2; }
       case "$2" in kitchen|general) NOISE=$2 ;; *) echo "adapt-model.sh: --noise '$2': use kitchen or general" >&2; exit 2 ;; esac
       shift ;;
-    *) echo "adapt-model.sh: unknown argument '$1' (use --noise kitchen|general, --held-out, --held-out-only, --evaluate)" >&2; exit 2 ;;
+    *) echo "adapt-model.sh: unknown argument '$1' (use --noise kitchen|general, --held-out, --held-out-only, --held-out-digits 0123|4567, --moderate, --evaluate)" >&2; exit 2 ;;
   esac
   shift
 done
+# NAME names the mixes, the work and the model: kitchen, general or moderate.
+NAME=$NOISE
+SHIPPED=noisy
+if [ "$MODERATE" = yes ]; then
+  [ "$NOISE" = general ] || { echo "adapt-model.sh: --moderate needs --noise general" >&2; exit 2; }
+  NAME=moderate
+  SHIPPED=moderate
+  ADAPT_SNRS=${MODERATE_SNRS:-15 18 21}  # the moderate-noise decoder's range (docs/speech.md, "Moderate noise")
+  GENERAL_COPIES=${MODERATE_COPIES:-2}
+fi
 if [ "$NOISE" = general ] && [ "$EVALUATE" = yes ]; then
   echo "adapt-model.sh: --evaluate is the kitchen recipe's check; evaluate the general model with scripts/adapt/hark_eval.py" >&2
   exit 2
@@ -93,7 +113,7 @@ if [ "$NOISE" = kitchen ]; then
     touch "$MIX/.done"
   fi
 else
-  MIX="$OUT/mix-general"
+  MIX="$OUT/mix-$NAME"
   CONDS=$(for snr in $ADAPT_SNRS; do for c in $(seq 1 $GENERAL_COPIES); do printf '%sdb-%s ' "$snr" "$(echo abcdefgh | cut -c"$c")"; done; done)
   if [ ! -f "$OUT/noise-bank/.done" ]; then
     say "general noise bank, seed $GENERAL_BANK_SEED"
@@ -130,7 +150,7 @@ done
 # 5. Baum-Welch statistics over the chosen clips, then MAP. Only the means are kept: re-estimated variances and
 #    mixture weights made 6 dB decoding worse (docs/model-adaptation.md).
 adapt() {  # adapt DIGITS MODEL_DIR
-  local digits=$1 model=$2 work="$OUT/work-$NOISE-$1"
+  local digits=$1 model=$2 work="$OUT/work-$NAME-$1"
   [ -f "$model/means" ] && return 0
   say "bw over dev clips [$digits]: $CONDS"
   mkdir -p "$work/accum"
@@ -157,23 +177,23 @@ adapt() {  # adapt DIGITS MODEL_DIR
 }
 
 if [ "$HELD_OUT" = only ]; then
-  adapt 0123 "$OUT/en-us-$NOISE-0123"
-  say "held-out model (dev clips 0-3 only): $OUT/en-us-$NOISE-0123"
+  adapt $HELD_OUT_DIGITS "$OUT/en-us-$NAME-$HELD_OUT_DIGITS"
+  say "held-out model (dev clips [$HELD_OUT_DIGITS] only): $OUT/en-us-$NAME-$HELD_OUT_DIGITS"
   exit 0
 fi
-adapt 01234567 "$OUT/en-us-$NOISE"
-say "adapted model: $OUT/en-us-$NOISE  (sha256 of means: $(sha256sum "$OUT/en-us-$NOISE/means" | cut -c1-16))"
+adapt 01234567 "$OUT/en-us-$NAME"
+say "adapted model: $OUT/en-us-$NAME  (sha256 of means: $(sha256sum "$OUT/en-us-$NAME/means" | cut -c1-16))"
 if [ "$NOISE" = general ]; then
-  # The shipped copy is Models/en-us-noisy.means; say whether this build reproduced it.
-  if [ "$(sha256sum <"$OUT/en-us-general/means" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$ROOT/Models/adaptation/en-us-noisy.sha256")" ]; then
-    say "the same bytes as the shipped Models/en-us-noisy.means"
+  # The shipped copy is Models/en-us-noisy.means (--moderate: en-us-moderate.means); say whether this build reproduced it.
+  if [ "$(sha256sum <"$OUT/en-us-$NAME/means" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$ROOT/Models/adaptation/en-us-$SHIPPED.sha256")" ]; then
+    say "the same bytes as the shipped Models/en-us-$SHIPPED.means"
   else
-    say "differs from the shipped Models/en-us-noisy.means (Models/adaptation/en-us-noisy.sha256)"
+    say "differs from the shipped Models/en-us-$SHIPPED.means (Models/adaptation/en-us-$SHIPPED.sha256)"
   fi
 fi
 if [ "$HELD_OUT" = yes ]; then
-  adapt 0123 "$OUT/en-us-$NOISE-0123"
-  say "held-out model (dev clips 0-3 only): $OUT/en-us-$NOISE-0123"
+  adapt $HELD_OUT_DIGITS "$OUT/en-us-$NAME-$HELD_OUT_DIGITS"
+  say "held-out model (dev clips [$HELD_OUT_DIGITS] only): $OUT/en-us-$NAME-$HELD_OUT_DIGITS"
 fi
 
 [ "$EVALUATE" = yes ] || exit 0
