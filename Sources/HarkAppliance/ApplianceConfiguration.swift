@@ -91,6 +91,8 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// Gaussian means for utterances decoded as noisy: a file, "none" for the acoustic model's own, or nil for
     /// the shipped `Models/en-us-noisy.means` (with the stock acoustic model).
     public var noisyMeans: String?
+    /// Gaussian means for utterances in moderate noise, the same way (nil: the shipped `Models/en-us-moderate.means`).
+    public var moderateMeans: String?
     /// Whether a clean utterance the acoustic point accepts is also judged against any English
     /// (`RecognitionOptions.anyEnglish`): off by default, since it costs about 100 MiB, two to three times the
     /// decoding's processor time and a later answer to long commands.
@@ -242,6 +244,7 @@ extension ApplianceConfiguration {
                 try reader.read(try reader.object(v, p), path: p, known: [
                     "acoustic_model": { v, p throws(ConfigurationError) in c.acousticModel = try reader.optionalString(v, p) },
                     "noisy_means": { v, p throws(ConfigurationError) in c.noisyMeans = try reader.optionalString(v, p) },
+                    "moderate_means": { v, p throws(ConfigurationError) in c.moderateMeans = try reader.optionalString(v, p) },
                     "any_english": { v, p throws(ConfigurationError) in c.anyEnglish = try reader.bool(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
                     "intent_threshold": { v, p throws(ConfigurationError) in c.intentThreshold = try reader.number(v, p, in: 0...1) },

@@ -66,17 +66,21 @@ public struct ApplianceParts {
     /// The shipped `Models/en-us-noisy.means`, if the caller found it (HarkCLI looks in the checkout or the
     /// package's share directory): the noisy-speech means `speechModel` uses unless configured otherwise.
     public var shippedNoisyMeans: URL?
+    /// The shipped `Models/en-us-moderate.means`, found the same way: the moderate-noise means.
+    public var shippedModerateMeans: URL?
 
     /// Debian's en-us model, or the configuration's acoustic model with that model's dictionary and phone model;
-    /// with the configured noisy-speech means, else the shipped ones for the stock model.
+    /// with the configured noisy-speech and moderate-noise means, else the shipped ones for the stock model.
     public var speechModel: SpeechModel {
         var model = SpeechModel()
         if let acoustic = configuration.acousticModel {
             model = SpeechModel(acousticModel: configuration.resolve(acoustic), dictionary: model.dictionary,
                                 phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
         }
-        model.noisyMeans = SpeechModel.noisyMeans(setting: configuration.noisyMeans, shipped: shippedNoisyMeans,
-                                                  stockAcousticModel: configuration.acousticModel == nil, resolve: configuration.resolve)
+        model.noisyMeans = SpeechModel.means(setting: configuration.noisyMeans, shipped: shippedNoisyMeans,
+                                             stockAcousticModel: configuration.acousticModel == nil, resolve: configuration.resolve)
+        model.moderateMeans = SpeechModel.means(setting: configuration.moderateMeans, shipped: shippedModerateMeans,
+                                                stockAcousticModel: configuration.acousticModel == nil, resolve: configuration.resolve)
         return model
     }
 

@@ -80,6 +80,7 @@ public final class TurnRunner: Sendable {
                 "transcript": .string(t.text), "acoustic_confidence": .number(rounded(spoken.acousticConfidence)),
                 "audio_seconds": .number(rounded(t.audioSeconds)), "decode_ms": .number(rounded(t.decodeMilliseconds, 1)),
                 "accepted": .bool(spoken.accepted), "source": .string(source.rawValue), "noisy_decoding": .bool(t.noisyDecoding),
+                "moderate_decoding": .bool(t.moderateDecoding),
             ]
             if let snr = t.signalToNoise { data["snr_db"] = .number(rounded(snr, 1)) }
             if let margin = t.englishMargin { data["english_margin"] = .number(rounded(margin)) }

@@ -28,6 +28,7 @@ enum ApplianceSetup {
             }
         }
         parts.shippedNoisyMeans = SpeechCLI.modelsFile(SpeechModel.noisyMeansFileName)
+        parts.shippedModerateMeans = SpeechCLI.modelsFile(SpeechModel.moderateMeansFileName)
         for warning in parts.assistant.warnings + parts.actionWarnings {
             printError("warning: \(workspacePath): \(warning)")
         }

@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--any-english on|off] [--denoise DB] [--margin-room S|all]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
                               [--model DIR] FILE...
 
@@ -30,6 +30,9 @@ enum RecognizeCommand: Command {
                             result, later, and less memory; docs/speech.md, "The phone loop alongside")
           --noisy-below DB  decode utterances whose estimated signal-to-noise ratio is below DB dB with the
                             noisy-speech settings (default 20; off: the same settings for every utterance)
+          --moderate-below DB
+                            decode the other utterances whose estimate is below DB dB with the moderate-noise means
+                            (default 40; off: with the model's own, as clean speech; docs/speech.md, "Moderate noise")
           --any-english W   off (default) or on: clean utterances are also decoded with the general English model,
                             and one the acoustic point accepts with a margin below -1.0 is turned away when any English
                             fits it much better than the grammar (english_margin below -0.5); fewer false accepts for
@@ -101,6 +104,10 @@ enum RecognizeCommand: Command {
             if text == "off" { return .some(nil) }
             return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
         }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
+        let moderateBelow = try args.option("--moderate-below", parse: { text -> Double?? in
+            if text == "off" { return .some(nil) }
+            return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
+        }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
         let marginRoom = try args.option("--margin-room", parse: { text -> Double?? in
             if text == "all" { return .some(nil) }
             return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }
@@ -125,6 +132,11 @@ enum RecognizeCommand: Command {
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil
+        case .none: break
+        }
+        switch moderateBelow {
+        case .some(.some(let below)): options.moderate?.below = below
+        case .some(.none): options.moderate = nil
         case .none: break
         }
         if let noisyDecoderArgs {

@@ -12,22 +12,29 @@ enum SpeechCLI {
                             scripts/adapt-model.sh, docs/model-adaptation.md)
           --noisy-means F   Gaussian means for utterances decoded as noisy (default Models/en-us-noisy.means
                             with the stock acoustic model; none: the acoustic model's own)
+          --moderate-means F  Gaussian means for utterances in moderate noise (default
+                            Models/en-us-moderate.means with the stock acoustic model; none: the model's own)
         """
 
     static func model(_ args: inout Arguments) throws -> SpeechModel {
         let dir = try args.option("--model")
         let acoustic = try args.option("--acoustic-model")
         let noisyMeans = try args.option("--noisy-means")
+        let moderateMeans = try args.option("--moderate-means")
         var model = dir.map { SpeechModel(directory: URL(fileURLWithPath: $0)) } ?? SpeechModel()
         if let acoustic {
             model = SpeechModel(acousticModel: URL(fileURLWithPath: acoustic), dictionary: model.dictionary,
                                 phoneLanguageModel: model.phoneLanguageModel, generalLanguageModel: model.generalLanguageModel)
         }
-        if let noisyMeans, noisyMeans != "none", !FileManager.default.isReadableFile(atPath: noisyMeans) {
-            throw CommandFailure(message: "--noisy-means \(noisyMeans): no such readable file", exitCode: 66)
+        for (option, value) in [("--noisy-means", noisyMeans), ("--moderate-means", moderateMeans)] {
+            if let value, value != "none", !FileManager.default.isReadableFile(atPath: value) {
+                throw CommandFailure(message: "\(option) \(value): no such readable file", exitCode: 66)
+            }
         }
-        model.noisyMeans = SpeechModel.noisyMeans(setting: noisyMeans, shipped: modelsFile(SpeechModel.noisyMeansFileName),
-                                                  stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
+        model.noisyMeans = SpeechModel.means(setting: noisyMeans, shipped: modelsFile(SpeechModel.noisyMeansFileName),
+                                             stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
+        model.moderateMeans = SpeechModel.means(setting: moderateMeans, shipped: modelsFile(SpeechModel.moderateMeansFileName),
+                                                stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
         return model
     }
 
@@ -152,6 +159,7 @@ enum SpeechCLI {
         if let margin = t.englishMargin { o["english_margin"] = round(margin) }
         if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
         o["noisy_decoding"] = .bool(t.noisyDecoding)
+        o["moderate_decoding"] = .bool(t.moderateDecoding)
         o["audio_seconds"] = round(t.audioSeconds, 3)
         o["decode_ms"] = round(t.decodeMilliseconds, 1)
         o["decode_cpu_ms"] = round(t.decodeCPUMilliseconds, 1)

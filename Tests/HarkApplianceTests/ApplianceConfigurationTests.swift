@@ -31,6 +31,18 @@ struct ApplianceConfigurationTests {
         }
     }
 
+    @Test("the moderate-noise means: a file relative to the configuration, \"none\", or absent for the shipped ones")
+    func moderateMeans() throws {
+        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
+        let file = try ApplianceConfiguration.parse(#"{ "understanding": { "moderate_means": "rooms/hall.means" } }"#, source: source)
+        #expect(file.moderateMeans.map(file.resolve)?.path == "/etc/hark/rooms/hall.means")
+        #expect(try ApplianceConfiguration.parse(#"{ "understanding": { "moderate_means": "none" } }"#, source: source).moderateMeans == "none")
+        #expect(try ApplianceConfiguration.parse("{}", source: source).moderateMeans == nil)
+        #expect(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(#"{ "understanding": { "moderate_means": false } }"#, source: source)
+        }
+    }
+
     @Test("the judge against any English is off unless the configuration turns it on, and then the recognisers use it")
     func anyEnglish() throws {
         let source = URL(fileURLWithPath: "/etc/hark/hark.json")

@@ -127,12 +127,15 @@ struct SpeechCLITests {
         #expect(lines.count == 2)
         for line in lines {
             let o = try Self.json(line)
-            for key in ["file", "transcript", "acoustic_confidence", "audio_seconds", "decode_ms", "snr_db", "noisy_decoding", "intents", "entities", "accepted"] {
+            for key in ["file", "transcript", "acoustic_confidence", "audio_seconds", "decode_ms", "snr_db", "noisy_decoding", "moderate_decoding", "intents", "entities", "accepted"] {
                 #expect(o[key] != nil, "missing \(key) in \(line)")
             }
             // No background at all: the quietest tenth of this 0.8 s clip is still speech, so the estimate (24 dB)
             // is the level range of the voice itself, above the noisy-speech threshold.
             #expect((o["snr_db"] as? Double ?? 0) > 20 && o["noisy_decoding"] as? Bool == false, "\(line)")
+            // Under 40 dB, yet synthetic audio has no noise floor of its own (digital silence between the words), so
+            // the moderate-noise decoder does not take it: the estimate measured the voice, not a room.
+            #expect((o["snr_db"] as? Double ?? 99) < 40 && o["moderate_decoding"] as? Bool == false, "\(line)")
             #expect(o["transcript"] as? String == "turn on the light", "\(line)")
             // The words with their times, in order, inside the clip: what --json adds to the transcript.
             let words = o["words"] as? [[String: Any]] ?? []
@@ -167,6 +170,9 @@ struct SpeechCLITests {
         #expect(forcedLine["noisy_decoding"] as? Bool == true && forcedLine["transcript"] as? String == "turn on the light", "\(forced.stdout)")
         let off = try CLITests.hark(["recognize", "--json", "--noisy-below", "off", wav])
         #expect(try Self.json(off.stdout.split(separator: "\n")[0])["noisy_decoding"] as? Bool == false, "\(off.stdout)")
+        let plain = try CLITests.hark(["recognize", "--json", "--moderate-below", "off", wav])
+        let plainLine = try Self.json(plain.stdout.split(separator: "\n")[0])
+        #expect(plainLine["moderate_decoding"] as? Bool == false && plainLine["transcript"] as? String == "turn on the light", "\(plain.stdout)")
         let badNoisy = try CLITests.hark(["recognize", "--noisy-below", "loud", wav])
         #expect(badNoisy.status == 64 && badNoisy.stderr.contains("--noisy-below"), "\(badNoisy.stderr)")
 
@@ -236,6 +242,18 @@ struct SpeechCLITests {
         #expect(rejected.status == 65, "\(rejected.status)")
         #expect(rejected.stderr.contains("-topn x"), "\(rejected.stderr)")
         #expect(rejected.stderr.contains("en-us-noisy.means"), "\(rejected.stderr)")
+    }
+
+    @Test("--moderate-means and --moderate-below: a missing file and a bad value are clear errors; the JSON says which decoder")
+    func moderateOptions() throws {
+        let means = try CLITests.hark(["recognize", "--moderate-means", "/nonexistent/moderate.means", "x.wav"])
+        #expect(means.status == 66, "\(means.status)")
+        #expect(means.stderr.contains("--moderate-means /nonexistent/moderate.means"), "\(means.stderr)")
+        for bad in ["loud", "-5", "101"] {
+            let r = try CLITests.hark(["recognize", "--moderate-below", bad, "x.wav"])
+            #expect(r.status == 64, "\(bad): \(r.status)")
+            #expect(r.stderr.contains("--moderate-below"), "\(bad): \(r.stderr)")
+        }
     }
 
     @Test("A missing model directory and an unknown capture or playback device are clear errors")

@@ -99,10 +99,10 @@ struct NoisyDecodingTests {
     func meansSetting() {
         let shipped = URL(fileURLWithPath: "/usr/share/hark/Models/en-us-noisy.means")
         let resolve = { (path: String) in URL(fileURLWithPath: "/etc/hark").appendingPathComponent(path) }
-        #expect(SpeechModel.noisyMeans(setting: "none", shipped: shipped, stockAcousticModel: true, resolve: resolve) == nil)
-        #expect(SpeechModel.noisyMeans(setting: "k.means", shipped: shipped, stockAcousticModel: false, resolve: resolve)?.path == "/etc/hark/k.means")
-        #expect(SpeechModel.noisyMeans(setting: nil, shipped: shipped, stockAcousticModel: true, resolve: resolve) == shipped)
-        #expect(SpeechModel.noisyMeans(setting: nil, shipped: shipped, stockAcousticModel: false, resolve: resolve) == nil)
+        #expect(SpeechModel.means(setting: "none", shipped: shipped, stockAcousticModel: true, resolve: resolve) == nil)
+        #expect(SpeechModel.means(setting: "k.means", shipped: shipped, stockAcousticModel: false, resolve: resolve)?.path == "/etc/hark/k.means")
+        #expect(SpeechModel.means(setting: nil, shipped: shipped, stockAcousticModel: true, resolve: resolve) == shipped)
+        #expect(SpeechModel.means(setting: nil, shipped: shipped, stockAcousticModel: false, resolve: resolve) == nil)
     }
 
     @Test("A missing or mismatched noisy-speech means file is an error naming it")

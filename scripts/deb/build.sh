@@ -72,7 +72,7 @@ chmod 0755 "$stage/usr/bin/hark"
 
 # What the binary reads at run time (SpeechCLI.repositoryFile finds /usr/share/hark from /usr/bin/hark).
 install -D -m 0644 "$REPO/Intents/home.json" "$stage/usr/share/hark/Intents/home.json"
-for f in wake.json wake-verifier.json pronunciations.dict en-us-noisy.means README.md; do install -D -m 0644 "$REPO/Models/$f" "$stage/usr/share/hark/Models/$f"; done
+for f in wake.json wake-verifier.json pronunciations.dict en-us-noisy.means en-us-moderate.means README.md; do install -D -m 0644 "$REPO/Models/$f" "$stage/usr/share/hark/Models/$f"; done
 for f in "$REPO"/web/*; do install -D -m 0644 "$f" "$stage/usr/share/hark/web/$(basename "$f")"; done
 install -D -m 0644 "$REPO/docs/openapi.json" "$stage/usr/share/hark/docs/openapi.json"
 

@@ -16,14 +16,21 @@ public struct SpeechModel: Sendable, Equatable {
     /// generated noise, clatter and babble, never the benchmark's kitchen recording (docs/model-adaptation.md).
     /// Only the noisy-speech decoder loads them (`RecognitionOptions.NoisyDecoding`).
     public var noisyMeans: URL?
+    /// Gaussian means for utterances in moderate noise (`RecognitionOptions.ModerateDecoding`), or nil to decode
+    /// them with the model's own. Hark ships `Models/en-us-moderate.means`: the stock means adapted the same way to
+    /// speech in the same general noise at 15, 18 and 21 dB (docs/model-adaptation.md).
+    public var moderateMeans: URL?
 
     /// The file name of the shipped noisy-speech means, under `Models/`.
     public static let noisyMeansFileName = "en-us-noisy.means"
+    /// The file name of the shipped moderate-noise means, under `Models/`.
+    public static let moderateMeansFileName = "en-us-moderate.means"
 
-    /// The noisy-speech means a setting asks for: "none" → nil; a path → that file (`resolve` makes it a URL);
-    /// no setting → the `shipped` file, but only with the stock acoustic model, whose means it adapts (another
-    /// model brings its own). The one rule for `hark`'s `--noisy-means` and the configuration's `noisy_means`.
-    public static func noisyMeans(setting: String?, shipped: URL?, stockAcousticModel: Bool, resolve: (String) -> URL) -> URL? {
+    /// The means file a setting asks for (noisy-speech or moderate-noise): "none" → nil; a path → that file
+    /// (`resolve` makes it a URL); no setting → the `shipped` file, but only with the stock acoustic model, whose
+    /// means it adapts (another model brings its own). The one rule for `hark`'s `--noisy-means` and
+    /// `--moderate-means` and the configuration's `noisy_means` and `moderate_means`.
+    public static func means(setting: String?, shipped: URL?, stockAcousticModel: Bool, resolve: (String) -> URL) -> URL? {
         switch setting {
         case "none": nil
         case let path?: resolve(path)
@@ -32,20 +39,25 @@ public struct SpeechModel: Sendable, Equatable {
     }
 
     /// The model files in `directory`, named as `pocketsphinx-en-us` names them.
-    public init(directory: URL = SpeechModel.defaultDirectory, noisyMeans: URL? = nil) {
+    public init(directory: URL = SpeechModel.defaultDirectory, noisyMeans: URL? = nil, moderateMeans: URL? = nil) {
         acousticModel = directory.appendingPathComponent("en-us")
         dictionary = directory.appendingPathComponent("cmudict-en-us.dict")
         phoneLanguageModel = directory.appendingPathComponent("en-us-phone.lm.bin")
         generalLanguageModel = directory.appendingPathComponent("en-us.lm.bin")
         self.noisyMeans = noisyMeans
+        self.moderateMeans = moderateMeans
     }
 
-    public init(acousticModel: URL, dictionary: URL, phoneLanguageModel: URL, generalLanguageModel: URL, noisyMeans: URL? = nil) {
+    public init(
+        acousticModel: URL, dictionary: URL, phoneLanguageModel: URL, generalLanguageModel: URL, noisyMeans: URL? = nil,
+        moderateMeans: URL? = nil
+    ) {
         self.acousticModel = acousticModel
         self.dictionary = dictionary
         self.phoneLanguageModel = phoneLanguageModel
         self.generalLanguageModel = generalLanguageModel
         self.noisyMeans = noisyMeans
+        self.moderateMeans = moderateMeans
     }
 
     /// Throws naming the first missing file: the acoustic model (a directory with `mdef`), the dictionary,
@@ -62,19 +74,20 @@ public struct SpeechModel: Sendable, Equatable {
         var files = [("pronunciation dictionary", dictionary)]
         if needsPhones { files.append(("phone language model", phoneLanguageModel)) }
         if needsGeneral { files.append(("general language model", generalLanguageModel)) }
-        if let noisyMeans { files.append(("noisy-speech means", noisyMeans)) }
+        let means = [("noisy-speech means", noisyMeans), ("moderate-noise means", moderateMeans)].compactMap { what, url in url.map { (what, $0) } }
+        files += means
         for (what, url) in files where !FileManager.default.isReadableFile(atPath: url.path) {
             throw .missingModel(what: what, path: url.path)
         }
         // Means made for another model have another size; PocketSphinx would only log that and fail vaguely.
-        if let noisyMeans {
-            let own = acousticModel.appendingPathComponent("means")
-            // The files' own sizes, not a symbolic link's (a means file linked into place is common).
-            let size = { (url: URL) in
-                (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)[.size] as? Int) ?? nil
-            }
-            if let expected = size(own), let found = size(noisyMeans), expected != found {
-                throw .mismatchedMeans(path: noisyMeans.path, bytes: found, model: own.path, modelBytes: expected)
+        let own = acousticModel.appendingPathComponent("means")
+        // The files' own sizes, not a symbolic link's (a means file linked into place is common).
+        let size = { (url: URL) in
+            (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)[.size] as? Int) ?? nil
+        }
+        for (_, url) in means {
+            if let expected = size(own), let found = size(url), expected != found {
+                throw .mismatchedMeans(path: url.path, bytes: found, model: own.path, modelBytes: expected)
             }
         }
     }

@@ -26,6 +26,11 @@ public final class SpeechRecognizer {
     /// The second judge of `noisyDecoder`'s utterances, on the margin over the words alone
     /// (`NoisyDecoding.wordsConfidenceWithNoisyMeans`); nil: none.
     let noisyWordsConfidence: AcousticConfidence?
+    /// The decoder for speech in moderate noise (`options.moderate`): the usual settings with the model's
+    /// moderate-noise means; nil without them. Its phone-loop partner, and how its margins become confidences.
+    let moderateDecoder: PocketSphinxDecoder?
+    let moderatePhoneDecoder: PocketSphinxDecoder?
+    let moderateConfidence: AcousticConfidence
     /// Decoders of the phone loop alone, run alongside `decoder` and `noisyDecoder` (on another thread for a whole
     /// utterance, `RecognitionOptions.phoneLoopAlongside`; block by block when streaming).
     let phoneDecoder: PocketSphinxDecoder?
@@ -157,6 +162,17 @@ public final class SpeechRecognizer {
             noisyConfidence = options.confidence
             noisyWordsConfidence = nil
         }
+        if let moderate = options.effectiveModerate, let means = model.moderateMeans {
+            var moderateArguments = arguments
+            moderateArguments["-mean"] = means.path
+            moderateDecoder = try makeDecoder(moderateArguments)
+            moderatePhoneDecoder = try makePhoneDecoder(moderateArguments)
+            moderateConfidence = moderate.confidence
+        } else {
+            moderateDecoder = nil
+            moderatePhoneDecoder = nil
+            moderateConfidence = options.confidence
+        }
         if judgesEnglish, let judge = options.anyEnglish {
             var english = arguments
             english["-dict"] = model.dictionary.path
@@ -239,9 +255,10 @@ public final class SpeechRecognizer {
     private func beginStreaming(final: Bool) throws {
         let input = audio
         let signalToNoise = SignalToNoise.estimate(input)
-        let pair = decoders(for: signalToNoise)
+        let lacksFloor = MicrophoneFloor.lacksNoiseFloor(input)
+        let pair = decoders(for: signalToNoise, noiseFloor: !lacksFloor)
         var padded = input
-        if MicrophoneFloor.lacksNoiseFloor(input) {
+        if lacksFloor {
             padded = floor.quiet() + floor.adding(to: input)
             if final { padded += floor.quiet() }
             leadingPadding = MicrophoneFloor.padding
@@ -258,10 +275,16 @@ public final class SpeechRecognizer {
     }
 
     /// The decoder for audio whose SNR estimate is `signalToNoise` (the noisy-speech one below `options.noisy`'s
-    /// threshold), and its phone-loop partner when there is one.
-    private func decoders(for signalToNoise: Double?) -> (words: PocketSphinxDecoder, phones: PocketSphinxDecoder?) {
+    /// threshold, else the moderate-noise one below `options.moderate`'s), and its phone-loop partner when there is one.
+    /// Audio without a noise floor of its own (`MicrophoneFloor.lacksNoiseFloor`: a synthetic voice, digital silence)
+    /// has no noise to speak of, whatever the estimate says (with no room in it, it measures the voice's own range: an
+    /// eSpeak NG command cut to its words reads 24 dB), so it never goes to the moderate-noise decoder.
+    private func decoders(for signalToNoise: Double?, noiseFloor: Bool) -> (words: PocketSphinxDecoder, phones: PocketSphinxDecoder?) {
         if let noisy = options.noisy, let noisyDecoder, let signalToNoise, signalToNoise < noisy.threshold {
             return (noisyDecoder, noisyPhoneDecoder)
+        }
+        if noiseFloor, let moderate = options.moderate, let moderateDecoder, let signalToNoise, signalToNoise < moderate.below {
+            return (moderateDecoder, moderatePhoneDecoder)
         }
         return (decoder, phoneDecoder)
     }
@@ -316,10 +339,11 @@ public final class SpeechRecognizer {
         guard options.cepstralMean == .batch else { throw SpeechRecognitionError.wholeUtteranceNeedsBatchMean }
         let clock = DecodeClock()
         let signalToNoise = SignalToNoise.estimate(input)
-        let (decoder, phoneDecoder) = decoders(for: signalToNoise)
+        let lacksFloor = MicrophoneFloor.lacksNoiseFloor(input)
+        let (decoder, phoneDecoder) = decoders(for: signalToNoise, noiseFloor: !lacksFloor)
         var audio = input
         var leadingPadding = 0
-        if MicrophoneFloor.lacksNoiseFloor(input) {
+        if lacksFloor {
             var floor = MicrophoneFloor()
             audio = floor.quiet() + floor.adding(to: input) + floor.quiet()
             leadingPadding = MicrophoneFloor.padding
@@ -430,8 +454,9 @@ public final class SpeechRecognizer {
                                    end: min(length, max(0, Double(last + 1) / 100 - offset)), margin: wordMargin)
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
-        let noisy = decoder !== self.decoder
-        let calibration = noisy ? noisyConfidence : options.confidence
+        let moderate = moderateDecoder.map { decoder === $0 } ?? false
+        let noisy = decoder !== self.decoder && !moderate
+        let calibration = noisy ? noisyConfidence : moderate ? moderateConfidence : options.confidence
         let speechMargin = speechFrames > 0 ? speechScore / Double(speechFrames) : nil
         var nearMargin: Double?
         if margin != nil, let spoken, !phones.isEmpty {
@@ -448,7 +473,7 @@ public final class SpeechRecognizer {
         if noisy, let words = noisyWordsConfidence, let speechMargin { confidence = min(confidence, words.confidence(margin: speechMargin)) }
         var transcript = Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
-            signalToNoise: signalToNoise, noisyDecoding: noisy,
+            signalToNoise: signalToNoise, noisyDecoding: noisy, moderateDecoding: moderate,
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
         transcript.speechMargin = speechMargin

@@ -58,6 +58,8 @@ public struct Transcript: Sendable, Equatable {
     public var signalToNoise: Double?
     /// Whether the utterance was decoded with the noisy-speech settings (`RecognitionOptions.noisy`).
     public var noisyDecoding: Bool
+    /// Whether it was decoded with the moderate-noise means (`RecognitionOptions.moderate`).
+    public var moderateDecoding: Bool
     public var audioSeconds: Double
     /// Time spent decoding (both passes), milliseconds of wall-clock time.
     public var decodeMilliseconds: Double
@@ -77,13 +79,14 @@ public struct Transcript: Sendable, Equatable {
 
     public init(
         text: String, words: [Word], acousticConfidence: Double, acousticMargin: Double?, signalToNoise: Double? = nil,
-        noisyDecoding: Bool = false, audioSeconds: Double, decodeMilliseconds: Double, decodeCPUMilliseconds: Double = 0,
+        noisyDecoding: Bool = false, moderateDecoding: Bool = false, audioSeconds: Double, decodeMilliseconds: Double, decodeCPUMilliseconds: Double = 0,
         resultDelayMilliseconds: Double? = nil
     ) {
         self.decodeCPUMilliseconds = decodeCPUMilliseconds
         self.resultDelayMilliseconds = resultDelayMilliseconds
         self.signalToNoise = signalToNoise
         self.noisyDecoding = noisyDecoding
+        self.moderateDecoding = moderateDecoding
         self.text = text
         self.words = words
         self.acousticConfidence = acousticConfidence
