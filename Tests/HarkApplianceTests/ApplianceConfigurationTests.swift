@@ -19,27 +19,18 @@ struct ApplianceConfigurationTests {
         #expect(parsed == ApplianceConfiguration())
     }
 
-    @Test("the noisy-speech means: a file relative to the configuration, \"none\", or absent for the shipped ones")
-    func noisyMeans() throws {
+    @Test("the noisy-speech and moderate-noise means: a file relative to the configuration, \"none\", or absent for the shipped ones")
+    func means() throws {
         let source = URL(fileURLWithPath: "/etc/hark/hark.json")
-        let file = try ApplianceConfiguration.parse(#"{ "understanding": { "noisy_means": "rooms/kitchen.means" } }"#, source: source)
-        #expect(file.noisyMeans.map(file.resolve)?.path == "/etc/hark/rooms/kitchen.means")
-        #expect(try ApplianceConfiguration.parse(#"{ "understanding": { "noisy_means": "none" } }"#, source: source).noisyMeans == "none")
-        #expect(try ApplianceConfiguration.parse("{}", source: source).noisyMeans == nil)
-        #expect(throws: ConfigurationError.self) {
-            try ApplianceConfiguration.parse(#"{ "understanding": { "noisy_means": 3 } }"#, source: source)
-        }
-    }
-
-    @Test("the moderate-noise means: a file relative to the configuration, \"none\", or absent for the shipped ones")
-    func moderateMeans() throws {
-        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
-        let file = try ApplianceConfiguration.parse(#"{ "understanding": { "moderate_means": "rooms/hall.means" } }"#, source: source)
-        #expect(file.moderateMeans.map(file.resolve)?.path == "/etc/hark/rooms/hall.means")
-        #expect(try ApplianceConfiguration.parse(#"{ "understanding": { "moderate_means": "none" } }"#, source: source).moderateMeans == "none")
-        #expect(try ApplianceConfiguration.parse("{}", source: source).moderateMeans == nil)
-        #expect(throws: ConfigurationError.self) {
-            try ApplianceConfiguration.parse(#"{ "understanding": { "moderate_means": false } }"#, source: source)
+        let settings: [(key: String, value: (ApplianceConfiguration) -> String?)] = [("noisy_means", { $0.noisyMeans }), ("moderate_means", { $0.moderateMeans })]
+        for (key, value) in settings {
+            let file = try ApplianceConfiguration.parse(#"{ "understanding": { "\#(key)": "rooms/kitchen.means" } }"#, source: source)
+            #expect(value(file).map(file.resolve)?.path == "/etc/hark/rooms/kitchen.means", "\(key)")
+            #expect(try value(ApplianceConfiguration.parse(#"{ "understanding": { "\#(key)": "none" } }"#, source: source)) == "none", "\(key)")
+            #expect(try value(ApplianceConfiguration.parse("{}", source: source)) == nil, "\(key)")
+            #expect(throws: ConfigurationError.self, "\(key)") {
+                try ApplianceConfiguration.parse(#"{ "understanding": { "\#(key)": 3 } }"#, source: source)
+            }
         }
     }
 

@@ -96,23 +96,4 @@ struct ModerateDecodingTests {
         let estimate = try #require(try low.recognize(audio).signalToNoise)
         #expect(try low.recognize(audio).moderateDecoding == (estimate < 21))
     }
-
-    @Test("A missing or mismatched moderate-noise means file is an error naming it")
-    func badMeans() throws {
-        let missing = SpeechModel(moderateMeans: URL(fileURLWithPath: "/nonexistent/moderate.means"))
-        let error = caught(SpeechRecognitionError.self) { try SpeechRecognizer(workspace: RecognizerTests.robot, model: missing) }
-        #expect(error == .missingModel(what: "moderate-noise means", path: "/nonexistent/moderate.means"), "\(String(describing: error))")
-
-        let short = FileManager.default.temporaryDirectory.appendingPathComponent("hark-short-\(UUID().uuidString).means")
-        try Data(repeating: 0, count: 999).write(to: short)
-        defer { try? FileManager.default.removeItem(at: short) }
-        let mismatched = caught(SpeechRecognitionError.self) {
-            try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(moderateMeans: short))
-        }
-        guard case let .mismatchedMeans(path, bytes, _, _)? = mismatched else {
-            Issue.record("expected mismatchedMeans, got \(String(describing: mismatched))")
-            return
-        }
-        #expect(path == short.path && bytes == 999)
-    }
 }

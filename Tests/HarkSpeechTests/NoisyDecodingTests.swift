@@ -105,24 +105,27 @@ struct NoisyDecodingTests {
         #expect(SpeechModel.means(setting: nil, shipped: shipped, stockAcousticModel: false, resolve: resolve) == nil)
     }
 
-    @Test("A missing or mismatched noisy-speech means file is an error naming it")
+    @Test("A missing or mismatched noisy-speech or moderate-noise means file is an error naming it")
     func badMeans() throws {
-        let missing = SpeechModel(noisyMeans: URL(fileURLWithPath: "/nonexistent/noisy.means"))
-        let error = caught(SpeechRecognitionError.self) { try SpeechRecognizer(workspace: RecognizerTests.robot, model: missing) }
-        #expect(error == .missingModel(what: "noisy-speech means", path: "/nonexistent/noisy.means"), "\(String(describing: error))")
+        let kinds: [(what: String, model: (URL) -> SpeechModel)] = [
+            ("noisy-speech means", { SpeechModel(noisyMeans: $0) }), ("moderate-noise means", { SpeechModel(moderateMeans: $0) }),
+        ]
+        for (what, model) in kinds {
+            let missing = URL(fileURLWithPath: "/nonexistent/some.means")
+            let error = caught(SpeechRecognitionError.self) { try SpeechRecognizer(workspace: RecognizerTests.robot, model: model(missing)) }
+            #expect(error == .missingModel(what: what, path: missing.path), "\(String(describing: error))")
 
-        let short = FileManager.default.temporaryDirectory.appendingPathComponent("hark-short-\(UUID().uuidString).means")
-        try Data(repeating: 0, count: 1000).write(to: short)
-        defer { try? FileManager.default.removeItem(at: short) }
-        let mismatched = caught(SpeechRecognitionError.self) {
-            try SpeechRecognizer(workspace: RecognizerTests.robot, model: SpeechModel(noisyMeans: short))
+            let short = FileManager.default.temporaryDirectory.appendingPathComponent("hark-short-\(UUID().uuidString).means")
+            try Data(repeating: 0, count: 1000).write(to: short)
+            defer { try? FileManager.default.removeItem(at: short) }
+            let mismatched = caught(SpeechRecognitionError.self) { try SpeechRecognizer(workspace: RecognizerTests.robot, model: model(short)) }
+            guard case let .mismatchedMeans(path, bytes, _, modelBytes)? = mismatched else {
+                Issue.record("\(what): expected mismatchedMeans, got \(String(describing: mismatched))")
+                continue
+            }
+            #expect(path == short.path && bytes == 1000 && modelBytes > 1000)
+            #expect("\(mismatched!)".hasPrefix(short.path + ": 1000 bytes"))
         }
-        guard case let .mismatchedMeans(path, bytes, _, modelBytes)? = mismatched else {
-            Issue.record("expected mismatchedMeans, got \(String(describing: mismatched))")
-            return
-        }
-        #expect(path == short.path && bytes == 1000 && modelBytes > 1000)
-        #expect("\(mismatched!)".hasPrefix(short.path + ": 1000 bytes"))
     }
 
     @Test("A means file linked into place is judged by the file it names, not by the link")
