@@ -28,7 +28,7 @@ struct ApplianceConfigurationTests {
             #expect(value(file).map(file.resolve)?.path == "/etc/hark/rooms/kitchen.means", "\(key)")
             #expect(try value(ApplianceConfiguration.parse(#"{ "understanding": { "\#(key)": "none" } }"#, source: source)) == "none", "\(key)")
             #expect(try value(ApplianceConfiguration.parse("{}", source: source)) == nil, "\(key)")
-            #expect(throws: ConfigurationError.self, "\(key)") {
+            #expect(throws: ConfigurationError.self) {
                 try ApplianceConfiguration.parse(#"{ "understanding": { "\#(key)": 3 } }"#, source: source)
             }
         }
