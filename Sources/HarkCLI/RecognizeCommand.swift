@@ -100,14 +100,15 @@ enum RecognizeCommand: Command {
                                                 expected: "seconds, more than 0 and at most 30")
         let phoneLoop = try args.option("--phone-loop", parse: { ["alongside": true, "after": false][$0] }, expected: "alongside or after")
         let denoise = try args.option("--denoise", parse: { Int($0).flatMap { (1...60).contains($0) ? $0 : nil } }, expected: "an attenuation in dB, 1…60")
-        let noisyBelow = try args.option("--noisy-below", parse: { text -> Double?? in
-            if text == "off" { return .some(nil) }
-            return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
-        }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
-        let moderateBelow = try args.option("--moderate-below", parse: { text -> Double?? in
-            if text == "off" { return .some(nil) }
-            return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
-        }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
+        // --noisy-below and --moderate-below: an SNR bound in dB, or off (.some(nil)); nil when not given.
+        func boundOrOff(_ option: String) throws -> Double?? {
+            try args.option(option, parse: { text -> Double?? in
+                if text == "off" { return .some(nil) }
+                return Double(text).flatMap { (0...100).contains($0) ? .some($0) : nil }
+            }, expected: "a signal-to-noise ratio in dB, 0…100, or off")
+        }
+        let noisyBelow = try boundOrOff("--noisy-below")
+        let moderateBelow = try boundOrOff("--moderate-below")
         let marginRoom = try args.option("--margin-room", parse: { text -> Double?? in
             if text == "all" { return .some(nil) }
             return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }

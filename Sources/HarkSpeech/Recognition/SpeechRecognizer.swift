@@ -454,8 +454,8 @@ public final class SpeechRecognizer {
                                    end: min(length, max(0, Double(last + 1) / 100 - offset)), margin: wordMargin)
         }
         let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
-        let moderate = moderateDecoder.map { decoder === $0 } ?? false
-        let noisy = decoder !== self.decoder && !moderate
+        let noisy = decoder === noisyDecoder
+        let moderate = decoder === moderateDecoder
         let calibration = noisy ? noisyConfidence : moderate ? moderateConfidence : options.confidence
         let speechMargin = speechFrames > 0 ? speechScore / Double(speechFrames) : nil
         var nearMargin: Double?
