@@ -165,7 +165,7 @@ def weighted(rows, in_scope_share=IN_SCOPE_SHARE, large_in_scope_share=LARGE_IN_
 
 
 def collect(seed, out):
-    rows = []  # (features, right, weight (set by weighted()), tag, in_scope)
+    rows = []  # (features, right, weight (0 here: main() weighs them with weighted()), tag, in_scope)
     names = None
     for tag, w, cases in tasks(seed):
         _, outcomes = fs.run_eval(w, cases, out, tag, outcomes=True)
@@ -177,7 +177,7 @@ def collect(seed, out):
                 names = list(o["features"])
             rows.append(([o["features"][n] for n in names], 1.0 if in_scope and o["top"] == o["expected"] else 0.0, 0.0, tag, in_scope))
         print(f"fit: {tag}: {n_in} in scope, {n_out} out of scope", file=sys.stderr)
-    return names, weighted(rows)
+    return names, rows
 
 
 HIDDEN = 16
