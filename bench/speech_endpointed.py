@@ -25,7 +25,7 @@ rejected) and keeps hark's lines in bench/out/endpointed/ood/<snr>-<cut>-<worksp
 usage: python3 bench/speech_endpointed.py [--snr 6 12] [--noise pink=BANK/pink.wav ...] [--pre 0.3 1.0 1.5]
                                           [--check 20] [--hark PATH] [--ood kal,slt] [--no-orders] [--no-whole]
                                           [--hark-args "ARGS"] [--tag NAME] [--ood-set reported|tuning] [--ood-noise WAV]
-                                          [--voicing on|off]
+                                          [--voicing on|off] [--min-voiced S]
        (BANK from `python3 scripts/adapt/general_noise.py bank BANK --seed 11`)
 writes bench/out/endpointed/ (mixes, cuts, one JSONL per decoded set) and prints the table.
 needs: a release build of hark; numpy and sox (bash scripts/setup-bench.sh)
@@ -56,6 +56,8 @@ RATE = 16000
 VOICED_HOLD = 0.2
 # The voicing strength a frame needs to count as voiced (Endpointer.Configuration.voicingThreshold).
 VOICING_THRESHOLD = 0.65
+# Voiced audio an utterance needs, else it is dismissed (Endpointer.Configuration.minimumVoiced; 0 with --min-voiced 0).
+MINIMUM_VOICED = 0.1
 
 
 def read(path):
@@ -109,10 +111,15 @@ def voicing(x):
 
 
 def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
-             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=VOICING_THRESHOLD):
-    """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them;
-    None when it hears no speech. `voiced_hold` None: VOICED_HOLD."""
+             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=VOICING_THRESHOLD,
+             minimum_voiced=None):
+    """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them: the
+    first utterance with `minimum_voiced` seconds of voiced frames (those with less are dismissed and the search goes
+    on); None when it hears no speech. `voiced_hold` None: VOICED_HOLD; `minimum_voiced` None: MINIMUM_VOICED (no
+    minimum without the voicing rule)."""
     voiced_hold = VOICED_HOLD if voiced_hold is None else voiced_hold
+    minimum_voiced = MINIMUM_VOICED if minimum_voiced is None else minimum_voiced
+    needed = int(round(minimum_voiced * 100)) if voiced_hold > 0 else 0
     frames = x[: len(x) // 160 * 160].reshape(-1, 160)
     power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
     strength = voicing(x) if voiced_hold > 0 else None
@@ -148,7 +155,12 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
             else:
                 silent += 1
             if silent >= int(round(trailing * 100)) or i + 1 - start >= int(maximum * 100):
-                break
+                if voiced_frames >= needed:
+                    break
+                # Dismissed for want of a voice: wait for speech again, the floor kept.
+                candidate, count, start, end, silent, voiced_frames = None, 0, None, None, 0, 0
+    if start is not None and voiced_frames < needed:
+        return None
     return None if start is None else (start, end)
 
 
@@ -240,6 +252,7 @@ def out_of_domain(args):
 
 
 def main():
+    global VOICED_HOLD, MINIMUM_VOICED
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", nargs="+", default=["6", "12"], help="kitchen SNRs (and clean with 'clean')")
     ap.add_argument("--noise", action="append", default=[], metavar="NAME=WAV", help="another noise, mixed at 6 dB")
@@ -259,10 +272,13 @@ def main():
     ap.add_argument("--tag", default="", help="appended to the names of the JSONL files, to keep runs with other --hark-args apart")
     ap.add_argument("--voicing", choices=["on", "off"], default="on",
                     help="the endpointer's voicing rule (off: the level alone, as before 2026-12-06)")
+    ap.add_argument("--min-voiced", type=float, default=MINIMUM_VOICED,
+                    help="voiced seconds an utterance needs, else the endpointer dismisses it (0: keep every one, as before "
+                         "2026-12-06's evening; docs/speech.md, \"An utterance needs a voice\")")
     args = ap.parse_args()
     if args.voicing == "off":
-        global VOICED_HOLD
         VOICED_HOLD = 0.0
+    MINIMUM_VOICED = args.min_voiced
     args.hark_args = shlex.split(args.hark_args)
     if not os.access(args.hark, os.X_OK):
         sys.exit(f"speech_endpointed: no hark at {args.hark} (swift build -c release)")
@@ -294,7 +310,8 @@ def main():
     # The Python endpointer must cut where the Swift one does.
     first = conditions[0][1]
     probe = sorted(glob.glob(os.path.join(first, "[4567]*.wav")))[: args.check]
-    streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced", "--voicing", args.voicing], probe, args.jobs)
+    streamed = hark_eval.recognise_with(args.hark, ["--stream", "--unpaced", "--voicing", args.voicing, "--min-voiced",
+                                                    f"{args.min_voiced:g}"], probe, args.jobs)
     for path in probe:
         samples = read(path)
         row = streamed[os.path.basename(path)[:-4]]

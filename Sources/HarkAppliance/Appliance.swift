@@ -220,8 +220,16 @@ public final class Appliance {
     /// `listenTimeout` seconds with no speech at all.
     private func listen(_ block: PCMBuffer) throws {
         guard let listener, let l = listening else { return }
+        let dismissed = listener.dismissedUtterances
         if let transcript = try listener.process(block) {
             try endOfSpeech(transcript)
+            return
+        }
+        // A knock or a clatter, not a voice (`Endpointer.Configuration.minimumVoiced`): when it was what opened the
+        // microphone, the turn is over; after a wake phrase or a button the listener goes on waiting for the command.
+        if listener.dismissedUtterances > dismissed, l.cause == "speech", listener.endpointer.speechStartSample == nil {
+            cancelListening()
+            emit(.state, "Nothing heard", ["reason": "noise without a voice"])
             return
         }
         if let released = l.releasedAt, Double(streamSamples - released) >= Self.releaseTail * Double(PCMFormat.speech.sampleRate) {

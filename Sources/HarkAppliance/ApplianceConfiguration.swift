@@ -66,6 +66,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// The endpointer's voicing rule (`Endpointer.Configuration.voicedHold`): loud audio without a voice's pitch
     /// does not keep a voiced utterance going, so a turn ends in a kitchen's clatter; false: the level alone.
     public var voicing = true
+    /// Voiced audio an utterance needs, in seconds (`Endpointer.Configuration.minimumVoiced`): one with less (a
+    /// knock, a clatter) is dismissed and the microphone goes on listening; 0 keeps every utterance (whispers).
+    public var minimumVoiced = Endpointer.Configuration().minimumVoiced
 
     /// The endpointer's settings for the microphone's turns (and the rooms' wake phrase).
     public var endpointing: Endpointer.Configuration {
@@ -73,6 +76,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
         endpointing.trailingSilence = trailingSilence
         endpointing.maximumLength = maximumUtterance
         if !voicing { endpointing.voicedHold = 0 }
+        endpointing.minimumVoiced = minimumVoiced
         return endpointing
     }
 
@@ -224,6 +228,7 @@ extension ApplianceConfiguration {
                     "listen_timeout": { v, p throws(ConfigurationError) in c.listenTimeout = try reader.number(v, p, in: 1...120) },
                     "earcon": { v, p throws(ConfigurationError) in c.earcon = try reader.bool(v, p) },
                     "voicing": { v, p throws(ConfigurationError) in c.voicing = try reader.bool(v, p) },
+                    "minimum_voiced": { v, p throws(ConfigurationError) in c.minimumVoiced = try reader.number(v, p, in: 0...2) },
                 ])
             },
             "voice": { v, p throws(ConfigurationError) in

@@ -21,7 +21,13 @@ import Foundation
 ///   keeps it going only within `voicedHold` of a voiced one: a kitchen's clatter after the words rises 4–14 dB
 ///   above the floor again and again, and judged by level alone the utterance would not end until the room
 ///   fell quiet (docs/speech.md, "Voiced speech keeps an utterance going"). Whispered speech, which has no
-///   pitch, never arms it and ends on level alone.
+///   pitch, never arms it and ends on level alone;
+/// - an utterance with less than `minimumVoiced` of voiced audio in all is dismissed when it ends, and the
+///   endpointer goes on waiting: a knock, a dropped spoon or a door rises 12 dB above the floor for a tenth of a
+///   second and starts an utterance, in which the recogniser would hear the nearest short command ("hi",
+///   "latte"); a voice's vowels have a pitch, a knock has none (docs/speech.md, "An utterance needs a voice").
+///   `dismissedUtterances` counts them. Off with the voicing rule (`voicedHold` 0) or with `minimumVoiced` 0, as a
+///   whisper needs.
 ///
 /// It ends on silence only, after `trailingSilence` (0.8 s by default): speakers pause mid-sentence, and
 /// cutting at a 0.3–0.5 s pause hands the recogniser half a command (docs/measurements.md,
@@ -60,6 +66,11 @@ public final class Endpointer {
         /// Chosen on generated noise and other speech, never the benchmark's kitchen: vowels in 6 dB of
         /// noise mostly read 0.7–1, a clatter's knocks and rings mostly below 0.6.
         public var voicingThreshold = 0.65
+        /// The voiced audio (frames above `voicingThreshold`, anywhere in the utterance) an utterance needs to be
+        /// handed on; one with less is dismissed as noise when it ends. 0 keeps every utterance (a whisper has no
+        /// pitch). Chosen on generated noise and other speech, never the benchmark's kitchen (docs/speech.md,
+        /// "An utterance needs a voice").
+        public var minimumVoiced = 0.1
 
         public init() {}
 
@@ -79,7 +90,9 @@ public final class Endpointer {
             if !(noiseFloorWindow >= frameDuration) || noiseFloorWindow > 60 {
                 return "noiseFloorWindow must be between one frame and 60 s (got \(noiseFloorWindow))"
             }
-            if !(voicedHold >= 0) || !(voicedToArm >= 0) { return "voicedHold and voicedToArm must not be negative" }
+            if !(voicedHold >= 0) || !(voicedToArm >= 0) || !(minimumVoiced >= 0) {
+                return "voicedHold, voicedToArm and minimumVoiced must not be negative"
+            }
             if !(voicingThreshold > 0 && voicingThreshold <= 1) {
                 return "voicingThreshold must be in (0, 1] (got \(voicingThreshold))"
             }
@@ -109,6 +122,10 @@ public final class Endpointer {
     public private(set) var utterance: PCMBuffer
     /// The current noise floor estimate in dBFS (nil before the first frame).
     public private(set) var noiseFloor: Double?
+    /// Utterances dismissed for want of a voice (`Configuration.minimumVoiced`) since the endpointer was made.
+    public private(set) var dismissedUtterances = 0
+    /// Whether the utterance so far has the voiced audio it needs to be handed on (always, with the rule off).
+    public var hasVoice: Bool { voicing == nil || voicedFrames >= minimumVoicedFrames }
 
     private let frameLength: Int
     /// Samples not yet making a whole frame.
@@ -132,6 +149,7 @@ public final class Endpointer {
     private var voicing: VoicingDetector?
     private let holdFrames: Int
     private let armFrames: Int
+    private let minimumVoicedFrames: Int
     private var voicedFrames = 0
     private var lastVoicedFrame = Int.min / 2
 
@@ -147,6 +165,7 @@ public final class Endpointer {
         let framesPerSecond = Double(configuration.sampleRate) / Double(frameLength)
         holdFrames = Int((configuration.voicedHold * framesPerSecond).rounded())
         armFrames = max(1, Int((configuration.voicedToArm * framesPerSecond).rounded()))
+        minimumVoicedFrames = Int((configuration.minimumVoiced * framesPerSecond).rounded())
         voicing = holdFrames > 0 ? VoicingDetector(sampleRate: configuration.sampleRate) : nil
     }
 
@@ -282,10 +301,10 @@ public final class Endpointer {
                 silentFrames += 1
             }
             if Double(silentFrames * frameLength) >= configuration.trailingSilence * Double(configuration.sampleRate) {
-                decision = .ended(reason: .trailingSilence)
+                end(.trailingSilence)
             } else if let speechStartSample,
                       Double(processedSamples - speechStartSample) >= configuration.maximumLength * Double(configuration.sampleRate) {
-                decision = .ended(reason: .maximumLength)
+                end(.maximumLength)
             }
         case .ended:
             break
@@ -303,7 +322,28 @@ public final class Endpointer {
         silentFrames = 0
         decision = .inSpeech
         if Double(processedSamples - first) >= configuration.maximumLength * Double(configuration.sampleRate) {
-            decision = .ended(reason: .maximumLength)
+            end(.maximumLength)
         }
+    }
+
+    /// Ends the utterance, or dismisses it when it had too little voice: then the endpointer waits for speech
+    /// again, the utterance's last `leadingPadding` of audio kept as the padding a next start may need.
+    private func end(_ reason: EndpointerDecision.Reason) {
+        guard !hasVoice else {
+            decision = .ended(reason: reason)
+            return
+        }
+        dismissedUtterances += 1
+        let kept = min(utterance.samples.count, paddingSamples)
+        history = Array(utterance.samples.suffix(kept))
+        historyStart = processedSamples - kept
+        utterance = PCMBuffer(format: format)
+        speechStartSample = nil
+        speechEndSample = nil
+        candidateStart = nil
+        candidateFrames = 0
+        silentFrames = 0
+        voicedFrames = 0
+        decision = .waitingForSpeech
     }
 }

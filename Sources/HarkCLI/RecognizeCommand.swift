@@ -65,6 +65,10 @@ enum RecognizeCommand: Command {
                             voice's pitch does not keep it going, so it ends in a kitchen's clatter) or off (the
                             level alone decides, as before 2026-12-06; docs/speech.md, "Voiced speech keeps an
                             utterance going")
+          --min-voiced S    with --stream: seconds of voiced audio an utterance needs (default \(Endpointer.Configuration().minimumVoiced));
+                            one with less (a knock, a clatter) is dismissed and the next one taken, and the
+                            JSON's "dismissed" counts them; 0 keeps every utterance (docs/speech.md, "An
+                            utterance needs a voice")
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
                             the words alone), near_margin (over the words and 0.3 s either side), english_margin (against any English, when judged), audio_seconds,
@@ -93,6 +97,8 @@ enum RecognizeCommand: Command {
         let noisyDecoderArgs = try SpeechCLI.decoderArguments(&args, option: "--noisy-decoder-args")
         let unpaced = try args.flag("--unpaced")
         let voicing = try args.option("--voicing", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let minimumVoiced = try args.option("--min-voiced", parse: { Double($0).flatMap { (0...2).contains($0) ? $0 : nil } },
+                                            expected: "seconds, 0…2")
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
                                           expected: "seconds, 0…10")
         let noConfidence = try args.flag("--no-confidence")
@@ -118,8 +124,8 @@ enum RecognizeCommand: Command {
         let files = try args.positionals()
         try args.finish()
         guard !files.isEmpty else { throw UsageError(message: "missing FILE") }
-        if (decodedTail != nil || unpaced || voicing != nil) && !stream {
-            throw UsageError(message: "--decoded-tail, --unpaced and --voicing need --stream")
+        if (decodedTail != nil || unpaced || voicing != nil || minimumVoiced != nil) && !stream {
+            throw UsageError(message: "--decoded-tail, --unpaced, --voicing and --min-voiced need --stream")
         }
         if backgroundSeconds != nil && (stream || (cmn ?? .batch) != .batch) {
             throw UsageError(message: "--background-seconds decodes each file whole with the batch mean: not with --stream or --cmn live/stream")
@@ -161,12 +167,17 @@ enum RecognizeCommand: Command {
                     cleaned.append(suppressor.flush())
                     audio = cleaned
                 }
-                var endpoint: String?
+                var endpoint: (reason: String, dismissed: Int)?
                 let transcript: Transcript
                 if stream {
-                    (transcript, endpoint) = try streamed(audio, file: file, recognizer: recognizer,
-                                                          decodedTail: decodedTail ?? UtteranceListener.defaultDecodedTail, paced: !unpaced,
-                                                          voicing: voicing ?? true)
+                    var endpointing = Endpointer.Configuration()
+                    if voicing == false { endpointing.voicedHold = 0 }
+                    if let minimumVoiced { endpointing.minimumVoiced = minimumVoiced }
+                    let heard = try streamed(audio, file: file, recognizer: recognizer,
+                                             decodedTail: decodedTail ?? UtteranceListener.defaultDecodedTail, paced: !unpaced,
+                                             endpointing: endpointing)
+                    transcript = heard.transcript
+                    endpoint = (heard.endpoint, heard.dismissed)
                 } else if let backgroundSeconds {
                     let split = min(audio.samples.count, Int(backgroundSeconds * Double(PCMFormat.speech.sampleRate)))
                     transcript = try recognizer.decodeWhole(Array(audio.samples[split...]), background: Array(audio.samples[..<split]))
@@ -177,7 +188,8 @@ enum RecognizeCommand: Command {
                 if json {
                     var line = SpeechCLI.json(file: file, command: command)
                     if let endpoint, case .object(var o) = line {
-                        o["endpoint"] = .string(endpoint)
+                        o["endpoint"] = .string(endpoint.reason)
+                        o["dismissed"] = .number(Double(endpoint.dismissed))
                         line = .object(o)
                     }
                     Output.line(line.serialized())
@@ -199,21 +211,22 @@ enum RecognizeCommand: Command {
 
     /// `audio` through an endpointer and an `UtteranceListener` in 100 ms blocks, each handed over when the
     /// microphone would have delivered it (`PacedAudioSource`, as `hark run --input` does): the first
-    /// utterance's transcript and why it ended.
+    /// utterance's transcript, why it ended, and how many utterances before it were dismissed as noise.
     static func streamed(_ audio: PCMBuffer, file: String, recognizer: SpeechRecognizer, decodedTail: Double,
-                         paced: Bool, voicing: Bool = true) throws -> (Transcript, String) {
-        var endpointing = Endpointer.Configuration()
-        if !voicing { endpointing.voicedHold = 0 }
+                         paced: Bool, endpointing: Endpointer.Configuration = Endpointer.Configuration())
+    throws -> (transcript: Transcript, endpoint: String, dismissed: Int) {
         let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(configuration: endpointing), decodedTail: decodedTail)
         let source: any AudioSource = paced ? PacedAudioSource(BufferedAudioSource(audio)) : BufferedAudioSource(audio)
         guard let transcript = try listener.listen(to: source, blockFrames: PCMFormat.speech.sampleRate / 10) else {
-            throw CommandFailure(message: "\(file): no speech found", exitCode: 65)
+            let noise = listener.dismissedUtterances
+            throw CommandFailure(message: "\(file): no speech found"
+                                 + (noise > 0 ? " (\(noise) sound\(noise == 1 ? "" : "s") without a voice dismissed)" : ""), exitCode: 65)
         }
         let endpoint = switch listener.endReason {
         case .maximumLength: "maximum_length"
         case .trailingSilence: "trailing_silence"
         case nil: "input_ended"
         }
-        return (transcript, endpoint)
+        return (transcript, endpoint, listener.dismissedUtterances)
     }
 }

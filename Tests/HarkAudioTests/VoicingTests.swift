@@ -108,14 +108,57 @@ import Foundation
     }
 
     @Test func unvoicedSoundIsJudgedByLevelAlone() throws {
-        // 1.5 s of loud hiss (nothing voiced: the rule never arms): it is speech while it lasts, as before.
+        // 1.5 s of loud hiss (nothing voiced: the rule never arms): it is speech while it lasts, as before, when
+        // every utterance is kept (a whisper); by default it has no voice and is dismissed when it ends.
         let room = AudioFixtures.noise(frames: 5 * Self.rate, amplitude: 100, seed: 45)
         let hiss = AudioFixtures.noise(frames: 3 * Self.rate / 2, amplitude: 6_000, seed: 46)
         let audio = AudioFixtures.mix(AudioFixtures.concatenated([AudioFixtures.silence(seconds: 1), hiss, AudioFixtures.silence(seconds: 2.5)]), room)
-        let endpointer = try Endpointer()
+        var keepAll = Endpointer.Configuration()
+        keepAll.minimumVoiced = 0
+        let endpointer = try Endpointer(configuration: keepAll)
         #expect(try EndpointerTests.run(endpointer, on: audio) == .ended(reason: .trailingSilence))
         let end = try #require(endpointer.speechEndSample)
         #expect(abs(end - 5 * Self.rate / 2) <= Self.rate / 20, "speech end \(end)")
+
+        let dismissing = try Endpointer()
+        #expect(try EndpointerTests.run(dismissing, on: audio) == .waitingForSpeech)
+        #expect(dismissing.dismissedUtterances == 1)
+        #expect(dismissing.speechStartSample == nil)
+        #expect(dismissing.utterance.isEmpty)
+    }
+
+    /// A knock 1 s into a quiet room, then `clip`'s words 1.5 s after it, then 1.5 s of the room; and where the words start.
+    static func knockThenWords(_ clip: PCMBuffer) -> (audio: PCMBuffer, wordsStart: Int) {
+        let words = EndpointerTests.trimmed(clip)
+        let knock = Self.knocks(seconds: 0.25, interval: 1, amplitude: 8_000, seed: 47)
+        let parts = [AudioFixtures.silence(seconds: 1), knock, AudioFixtures.silence(seconds: 1.5), words, AudioFixtures.silence(seconds: 1.5)]
+        let audio = AudioFixtures.concatenated(parts)
+        let room = AudioFixtures.noise(frames: audio.frameCount, amplitude: 100, seed: 48)
+        return (AudioFixtures.mix(audio, room), Self.rate + knock.frameCount + 3 * Self.rate / 2)
+    }
+
+    @Test func aKnockWithoutAVoiceIsDismissedAndTheWordsAfterItAreTheUtterance() throws {
+        for clip in try EndpointerTests.clips(4) {
+            let (audio, wordsStart) = Self.knockThenWords(clip)
+            let endpointer = try Endpointer()
+            #expect(try EndpointerTests.run(endpointer, on: audio) == .ended(reason: .trailingSilence))
+            #expect(endpointer.dismissedUtterances == 1)
+            #expect(endpointer.hasVoice)
+            // The utterance is the words, with the usual padding before them (taken from the audio after the knock).
+            let start = try #require(endpointer.speechStartSample)
+            let padding = Int(endpointer.configuration.leadingPadding * Double(Self.rate))
+            #expect(start >= wordsStart - padding - 160 && start <= wordsStart + Self.rate / 10, "start \(start), words \(wordsStart)")
+            #expect(endpointer.utterance.frameCount == endpointer.processedSamples - start)
+            #expect(Array(endpointer.utterance.samples.prefix(400)) == Array(audio.samples[start..<(start + 400)]))
+
+            // With every utterance kept, the knock is the utterance.
+            var keepAll = Endpointer.Configuration()
+            keepAll.minimumVoiced = 0
+            let keeping = try Endpointer(configuration: keepAll)
+            #expect(try EndpointerTests.run(keeping, on: audio) == .ended(reason: .trailingSilence))
+            #expect(keeping.dismissedUtterances == 0)
+            #expect(try #require(keeping.speechStartSample) < 2 * Self.rate)
+        }
     }
 
     @Test func quietPausesStillEndTheUtteranceAsBefore() throws {
@@ -140,5 +183,9 @@ import Foundation
             #expect(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: config) }
             #expect(config.problem?.contains(hold < 0 ? "voicedHold" : "voicingThreshold") == true)
         }
+        var negative = Endpointer.Configuration()
+        negative.minimumVoiced = -0.1
+        #expect(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: negative) }
+        #expect(negative.problem?.contains("minimumVoiced") == true)
     }
 }

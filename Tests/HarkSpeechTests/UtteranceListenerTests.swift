@@ -146,6 +146,50 @@ struct UtteranceListenerTests {
         #expect(again?.text == "go forward ten meters")
     }
 
+    /// A knock: white noise decaying over about 40 ms, 0.25 s long, peak `amplitude` (no pitch: not a voice).
+    static func knock(amplitude: Double = 8_000) -> PCMBuffer {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let samples = (0..<(rate / 4)).map { i -> Int16 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Double(state >> 11) / Double(1 << 53) * 2 - 1
+            return Int16(unit * amplitude * exp(-Double(i) / Double(rate) / 0.04))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    @Test("A knock before the words is dismissed without a decoding, and the words are the utterance; a knock alone is nothing")
+    func knockBeforeTheWords() throws {
+        let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
+        let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer())
+        var alone = Self.quiet(0.5)
+        alone.append(Self.knock())
+        alone.append(Self.quiet(1.5))
+        let (nothing, end, firstDecoding) = try Self.feed(listener, alone)
+        #expect(nothing == nil && end == nil && firstDecoding == nil)
+        #expect(listener.dismissedUtterances == 1)
+        #expect(listener.decodingsStarted == 0)
+
+        listener.reset()
+        #expect(listener.dismissedUtterances == 0)
+        var stream = alone
+        stream.append(try Self.goForward())
+        stream.append(Self.quiet(1.5))
+        let (transcript, ended, _) = try Self.feed(listener, stream)
+        #expect(ended != nil)
+        #expect(transcript?.text == "go forward ten meters")
+        #expect(listener.dismissedUtterances == 1)
+        // The words' utterance, not the knock's: it starts after the knock.
+        #expect(try #require(listener.endpointer.speechStartSample) > Int(1.5 * Double(Self.rate)))
+
+        // Every utterance kept (minimumVoiced 0): the knock is what is heard, and it is no command.
+        var keepAll = Endpointer.Configuration()
+        keepAll.minimumVoiced = 0
+        let keeping = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer(configuration: keepAll))
+        let (knockHeard, _, _) = try Self.feed(keeping, stream)
+        #expect(knockHeard?.text != "go forward ten meters")
+        #expect(keeping.dismissedUtterances == 0)
+    }
+
     @Test("decodeWhole needs the batch mean; with a live mean the listener decodes as audio arrives")
     func liveMean() throws {
         let live = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .live))
@@ -209,6 +253,20 @@ struct StreamingListenerTests {
         #expect(again.text == transcript.text)
         #expect(again.words == transcript.words)
         #expect(again.acousticMargin == transcript.acousticMargin)
+    }
+
+    @Test("A knock fed to the recogniser and then dismissed is dropped: the words after it are heard alone")
+    func knockThenWords() throws {
+        let listener = UtteranceListener(recognizer: try Self.streaming(), endpointer: try Endpointer())
+        var stream = UtteranceListenerTests.quiet(0.5)
+        stream.append(UtteranceListenerTests.knock())
+        stream.append(UtteranceListenerTests.quiet(1.5))
+        stream.append(try UtteranceListenerTests.goForward())
+        stream.append(UtteranceListenerTests.quiet(1.5))
+        let (transcript, ended, _) = try UtteranceListenerTests.feed(listener, stream)
+        #expect(ended != nil)
+        #expect(transcript?.text == "go forward ten meters")
+        #expect(listener.dismissedUtterances == 1)
     }
 
     @Test("Speech after a pause feeds the held-back pause too; a reset drops the utterance in progress")

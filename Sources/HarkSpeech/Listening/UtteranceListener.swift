@@ -18,6 +18,10 @@ import HarkAudio
 /// until speech resumes: the decoded audio is the batch mean's, and at the end only the last blocks remain to
 /// decode (docs/speech.md, "Streaming with the first seconds' mean").
 ///
+/// An utterance the endpointer dismisses for want of a voice (`Endpointer.Configuration.minimumVoiced`: a knock,
+/// not speech) is dropped with whatever was decoded of it, and the listener goes on with the next; nothing is
+/// decoded at a pause before the utterance has the voice it needs.
+///
 /// Not Sendable: drive it from one thread. The recogniser is used by the listener's own decoding thread while
 /// an utterance is in progress; do not use it elsewhere at the same time.
 public final class UtteranceListener {
@@ -44,6 +48,10 @@ public final class UtteranceListener {
     var decodingCut: Int? { speculation?.cut }
     /// Streaming mean: samples of the current utterance handed to the recogniser so far; for tests.
     var streamedSamples: Int { streams ? fed : 0 }
+    /// The endpointer's dismissals already handled.
+    private var dismissalsSeen = 0
+    /// Utterances dismissed for want of a voice since the last `reset()`: noise, not speech.
+    public private(set) var dismissedUtterances = 0
 
     public init(recognizer: SpeechRecognizer, endpointer: Endpointer, decodedTail: Double = UtteranceListener.defaultDecodedTail) {
         self.recognizer = recognizer
@@ -65,6 +73,7 @@ public final class UtteranceListener {
     /// utterance; audio after the end is dropped until `reset()`.
     public func process(_ buffer: PCMBuffer) throws -> Transcript? {
         let decision = try endpointer.process(buffer)
+        if endpointer.dismissedUtterances != dismissalsSeen { dropDismissed() }
         if streams {
             switch decision {
             case .ended: return try finishStreaming()
@@ -86,15 +95,28 @@ public final class UtteranceListener {
         return nil
     }
 
-    /// The stream has ended: finishes an utterance in progress (speech cut off by the end of the input).
+    /// The stream has ended: finishes an utterance in progress (speech cut off by the end of the input). One
+    /// without the voice an utterance needs is dropped as the endpointer would have dismissed it: nil.
     public func finish() throws -> Transcript? {
+        guard endpointer.hasVoice else {
+            if endpointer.speechStartSample != nil { dismissedUtterances += 1 }
+            dropUtterance()
+            return nil
+        }
         if decodesLive { return recognizing ? try finishLive() : nil }
         guard endpointer.speechStartSample != nil, !endpointer.utterance.samples.isEmpty else { return nil }
         return try streams ? finishStreaming() : finishWhole()
     }
 
-    /// Waits for the next utterance.
-    public func reset() {
+    /// The endpointer dismissed the utterance in progress: drops what was decoded of it.
+    private func dropDismissed() {
+        dismissedUtterances += endpointer.dismissedUtterances - dismissalsSeen
+        dismissalsSeen = endpointer.dismissedUtterances
+        dropUtterance()
+    }
+
+    /// Forgets the decoding of the current utterance, running or done, without a transcript.
+    private func dropUtterance() {
         if streams {
             // Waits for the feeds in flight; the recogniser's next startUtterance drops what they decoded.
             worker.sync {}
@@ -104,7 +126,14 @@ public final class UtteranceListener {
         fed = 0
         speculation?.cancel()
         speculation = nil
+    }
+
+    /// Waits for the next utterance.
+    public func reset() {
+        dropUtterance()
         endpointer.reset()
+        dismissalsSeen = endpointer.dismissedUtterances
+        dismissedUtterances = 0
     }
 
     /// Reads `source` until one utterance has ended (or the source ends) and returns its transcript;
@@ -138,7 +167,7 @@ public final class UtteranceListener {
 
     /// Once `decodedTail` of quiet has followed the last speech, starts decoding the utterance up to there.
     private func speculateAtPause() {
-        guard let cut = cutAfterLastSpeech, endpointer.utterance.samples.count >= cut, speculation?.cut != cut else { return }
+        guard endpointer.hasVoice, let cut = cutAfterLastSpeech, endpointer.utterance.samples.count >= cut, speculation?.cut != cut else { return }
         speculation?.cancel()
         speculation = decode(upTo: cut)
     }
