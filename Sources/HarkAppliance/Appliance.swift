@@ -225,8 +225,9 @@ public final class Appliance {
             try endOfSpeech(transcript)
             return
         }
-        // A knock or a clatter, not a voice (`Endpointer.Configuration.minimumVoiced`): when it was what opened the
-        // microphone, the turn is over; after a wake phrase or a button the listener goes on waiting for the command.
+        // A knock or a clatter, not a voice (`Endpointer.Configuration.minimumVoiced`): when it was what started the turn
+        // (every stretch of speech is one, `AudioMode.everySpeech`), the turn is over; after a wake phrase or a button the
+        // listener goes on waiting for the command.
         if listener.dismissedUtterances > dismissed, l.cause == "speech", listener.endpointer.speechStartSample == nil {
             cancelListening()
             emit(.state, "Nothing heard", ["reason": "noise without a voice"])

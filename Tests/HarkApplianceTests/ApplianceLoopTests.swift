@@ -147,6 +147,32 @@ struct ApplianceLoopTests {
         #expect(stored.map(\.event.kind).contains(.stop))
     }
 
+    /// A knock: white noise decaying over about 40 ms, 0.25 s long (no pitch: not a voice).
+    static func knock() -> PCMBuffer {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let samples = (0..<4_000).map { i -> Int16 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Double(state >> 11) / Double(1 << 53) * 2 - 1
+            return Int16(unit * 8_000 * exp(-Double(i) / 16_000 / 0.04))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    @Test("a knock is no turn: it ends as \"Nothing heard\", and the command after it is the next turn")
+    func knockIsNoTurn() throws {
+        let bench = try Bench()
+        let audio = Self.stream([Self.silence(1), Self.knock(), Self.silence(1.5), try Self.espeak("turn on the light"), Self.silence(1.5)])
+        _ = bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true)
+        #expect(bench.texts(.transcript) == ["turn on the light"])
+        #expect(bench.light == true)
+        let nothing = try #require(bench.events.first { $0.kind == .state && $0.text == "Nothing heard" })
+        #expect(nothing.data["reason"] == "noise without a voice")
+        // The knock's turn ended before the command's began.
+        let kinds = bench.events.map(\.kind)
+        let firstTranscript = try #require(kinds.firstIndex(of: .transcript))
+        #expect(try #require(bench.events.firstIndex { $0.text == "Nothing heard" }) < firstTranscript)
+    }
+
     @Test("a request the workspace cannot do, heard as a command, switches nothing: any English fits it better")
     func anyEnglishTurnsAwayANearCommand() throws {
         let bench = try Bench(anyEnglish: true)

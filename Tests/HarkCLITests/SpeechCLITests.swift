@@ -72,6 +72,41 @@ struct SpeechCLITests {
         #expect(none.status == 65 && none.stderr.contains("no speech found"), "\(none.stderr)")
     }
 
+    @Test("hark recognize --stream skips a knock before the command and says so; --min-voiced 0 takes the knock; a knock alone is no speech")
+    func recognizeStreamedAfterAKnock() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let speech = try Self.saidCommand(in: dir).audio
+        // A quiet room; at 0.5 s a knock (white noise decaying over 40 ms, 0.25 s); the command 1.5 s later; quiet.
+        var generator = SplitMix64(seed: 53)
+        let knock = (0..<4_000).map { i in
+            Int16(clamping: Int((Double.random(in: -8_000...8_000, using: &generator) * exp(-Double(i) / 640)).rounded()))
+        }
+        let before = [Int16](repeating: 0, count: 8_000) + knock + [Int16](repeating: 0, count: 24_000)
+        let wav = dir.appendingPathComponent("knock-off.wav").path
+        try AudioFile.write(PCMBuffer(format: .speech, samples: before + speech.samples + [Int16](repeating: 0, count: 24_000)), to: wav)
+        let alone = dir.appendingPathComponent("knock.wav").path
+        try AudioFile.write(PCMBuffer(format: .speech, samples: before), to: alone)
+
+        let skipped = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", wav])
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        let line = try Self.json(skipped.stdout.split(separator: "\n")[0])
+        #expect(line["transcript"] as? String == "turn off the light" && line["dismissed"] as? Double == 1, "\(line)")
+
+        let kept = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", "--min-voiced", "0", wav])
+        let first = try Self.json(kept.stdout.split(separator: "\n")[0])
+        #expect(first["transcript"] as? String != "turn off the light" && first["dismissed"] as? Double == 0, "\(first)")
+        // The knock's utterance: 0.3 s of room before it, the knock, 0.3 s after.
+        #expect((first["audio_seconds"] as? Double ?? 99) < 1.0, "\(first)")
+
+        let nothing = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", alone])
+        #expect(nothing.status == 65 && nothing.stderr.contains("no speech found (1 sound without a voice dismissed)"), "\(nothing.stderr)")
+        let wrong = try CLITests.hark(["recognize", "--stream", "--min-voiced", "-1", wav])
+        #expect(wrong.status == 64 && wrong.stderr.contains("--min-voiced"), "\(wrong.stderr)")
+        let misuse = try CLITests.hark(["recognize", "--min-voiced", "0.1", wav])
+        #expect(misuse.status == 64 && misuse.stderr.contains("--stream"), "\(misuse.stderr)")
+    }
+
     @Test("hark recognize --stream ends a command followed by clatter; --voicing off judges by level alone and does not")
     func recognizeStreamedInClatter() throws {
         let dir = try Self.scratch()
