@@ -19,8 +19,14 @@ kitchen recording:
    *holds speech* when it overlaps the clip's words (where the clean clip is within 30 dB of its loudest 50 ms);
    for each candidate minimum: speech utterances dismissed, and noise-only utterances (before the words) kept.
 
+3. with `--sounds`, sounds it was not chosen on: each recorded sound of Debian's sound-theme-freedesktop
+   (/usr/share/sounds/freedesktop/stereo: clicks, a camera shutter, chimes, ring tones, and eight spoken channel names),
+   peak-normalised to a third of full scale, 1 s into a quiet room (±100 of 32,768) with 1.5 s after: whether each
+   starts an utterance and how much of it is voiced, and what `hark recognize --stream` makes of it against home.json
+   and barista.json (a chime is pitched, so the voice rule keeps it; the acoustic rejection must turn it away).
+
 usage: python3 bench/endpoint_noise.py --bank DIR [--minimum 0 0.05 0.1 0.15 0.2 0.25] [--orders 80] [--home 80]
-                                      [--snr 6 12] [--jobs 2] [--json FILE] [--from-json FILE]
+                                      [--snr 6 12] [--jobs 2] [--json FILE] [--from-json FILE] [--sounds [DIR]] [--hark PATH]
 (DIR from `python3 scripts/adapt/general_noise.py bank DIR --seed 11`; about 2 minutes on 2 cores; the synthesised
 home commands are kept in bench/out/endpoint-noise/.) `--json` keeps every utterance found, `--from-json` prints the
 tables again from such a file.
@@ -31,6 +37,7 @@ import concurrent.futures
 import glob
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -50,15 +57,16 @@ NOISES = ("pink", "brown", "fan", "clatter", "babble-librivox", "babble-flite")
 def utterances(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
                padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=se.VOICED_HOLD, voiced_to_arm=0.05):
     """Every utterance the endpointer finds in `x` (int16 scale) when it goes on listening after each, its noise floor
-    kept: [(first frame of the padded utterance, frame after its last speech, voiced frames)]. The same frame rules as
-    speech_endpointed.endpoint()."""
+    kept: [(first frame of the padded utterance, frame after its last speech, voiced frames, pairs of consecutive voiced
+    frames, those whose pitch held)]. The same frame rules as speech_endpointed.endpoint(), which dismisses by them."""
     frames = x[: len(x) // 160 * 160].reshape(-1, 160)
     power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
-    strength = se.voicing(x)
+    strength, period = se.voicing(x, periods=True)
     hold, arm = int(round(voiced_hold * 100)), max(1, int(round(voiced_to_arm * 100)))
     found = []
     recent = []
     candidate, count, start, end, silent, voiced_frames, last_voiced = None, 0, None, None, 0, 0, -10 ** 9
+    last_period, pairs, steady = 0.0, 0, 0
     for i in range(len(frames)):
         level = max(-100.0, 10 * np.log10(power[max(0, i - 4): i + 1].mean()))
         judged = min(recent) if recent else level
@@ -69,6 +77,10 @@ def utterances(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, ma
         starts, continues = loud and level >= judged + start_threshold, loud and level >= judged + continue_threshold
         voiced = continues and strength[i] >= se.VOICING_THRESHOLD
         if voiced:
+            if last_voiced == i - 1 and last_period > 0 and period[i] > 0:
+                pairs += 1
+                steady += abs(np.log(period[i] / last_period)) < se.STEADY_PITCH_STEP
+            last_period = period[i]
             last_voiced = i
         if start is None:
             if starts or (continues and candidate is not None):
@@ -76,7 +88,7 @@ def utterances(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, ma
                 count += 1
                 voiced_frames += voiced
             else:
-                candidate, count, voiced_frames = None, 0, 0
+                candidate, count, voiced_frames, pairs, steady = None, 0, 0, 0, 0
             if candidate is not None and count >= int(minimum_speech * 100):
                 start, end, silent = max(0, candidate - int(padding * 100)), i + 1, 0
         else:
@@ -87,10 +99,10 @@ def utterances(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, ma
             else:
                 silent += 1
             if silent >= int(round(trailing * 100)) or i + 1 - start >= int(maximum * 100):
-                found.append((int(start), int(end), int(voiced_frames)))
-                candidate, count, start, end, silent, voiced_frames = None, 0, None, None, 0, 0
+                found.append((int(start), int(end), int(voiced_frames), pairs, int(steady)))
+                candidate, count, start, end, silent, voiced_frames, pairs, steady = None, 0, None, None, 0, 0, 0, 0
     if start is not None:
-        found.append((int(start), int(end), int(voiced_frames)))
+        found.append((int(start), int(end), int(voiced_frames), pairs, int(steady)))
     return found
 
 
@@ -127,9 +139,19 @@ def mixed(speech, noise, snr, rng, mixer):
     return out / (2 * np.max(np.abs(out)))
 
 
-def handed(found, frames):
-    """The utterance the endpointer hands on first when it dismisses those with fewer than `frames` voiced frames."""
-    return next((f for f in found if f[2] >= frames), None)
+def handed(found, frames, share=None):
+    """The utterance the endpointer hands on first when it dismisses those with fewer than `frames` voiced frames and,
+    with `share`, those whose pitch held over that share of their voiced frame pairs."""
+    return next((f for f in found if se.has_voice(f[2], frames, f[3], f[4], share)), None)
+
+
+def outcome(row, frames, share=None):
+    """What the first utterance handed on is: "words" (it overlaps them), "burst" (it ends before them) or "lost"."""
+    first = handed(row["found"], frames, share)
+    words = row["words"]
+    if first is None or first[0] > words[1]:
+        return "lost"
+    return "burst" if first[1] < words[0] else "words"
 
 
 def report(record, minimums):
@@ -154,14 +176,7 @@ def report(record, minimums):
         for row in record["speech"]:
             kind = row["kind"]
             total[kind] += 1
-            first = handed(row["found"], frames)
-            words = row["words"]
-            if first is None or first[0] > words[1]:
-                lost[kind] += 1
-            elif first[1] < words[0]:
-                burst[kind] += 1
-            else:
-                right[kind] += 1
+            {"lost": lost, "burst": burst, "words": right}[outcome(row, frames)][kind] += 1
         print(f"| {minimum:g} s | {left} | {burst['order']} / {burst['home']} | {lost['order']} / {lost['home']} |"
               f" {right['order']} of {total['order']} / {right['home']} of {total['home']} |")
     for kind in ("order", "home"):
@@ -174,6 +189,83 @@ def report(record, minimums):
               + (" / ".join(f"{np.percentile(bursts, q) / 100:.2f}" for q in (50, 95, 99)) if bursts else "-") + f" (n={len(bursts)})")
 
 
+def sounds(folder, minimum, hark):
+    """Part 3: each recorded sound in `folder` (any format sox reads) alone in a quiet room: the endpointer's copy,
+    then `hark recognize --stream` against home.json and barista.json (what the appliance would do with it)."""
+    files = sorted(f for f in glob.glob(os.path.join(folder, "*")) if os.path.isfile(f))
+    if not files:
+        sys.exit(f"endpoint_noise: no sounds in {folder} (apt-get install sound-theme-freedesktop)")
+    rng = np.random.default_rng(3)
+    out_dir = os.path.join(OUT, "sounds")
+    os.makedirs(out_dir, exist_ok=True)
+    wavs = []
+    rows = []
+    for path in files:
+        raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-e", "signed-integer", "-b", "16", "-"],
+                             capture_output=True)
+        if raw.returncode != 0:
+            sys.exit(f"endpoint_noise: sox cannot read {path}: {raw.stderr.decode(errors='replace').strip()}")
+        x = np.frombuffer(raw.stdout, dtype="<i2").astype(np.float64)
+        x = x / max(np.abs(x).max(), 1.0) * 12000
+        stream = np.round(np.concatenate([np.zeros(RATE), x, np.zeros(int(1.5 * RATE))]) + rng.uniform(-100, 100, x.size + int(2.5 * RATE)))
+        name = os.path.splitext(os.path.basename(path))[0]
+        wav = os.path.join(out_dir, name + ".wav")
+        se.write(wav, stream)
+        wavs.append(wav)
+        found = utterances(stream)
+        cells = ", ".join(f"{(f[1] - f[0]) / 100:.2f} / {f[2] / 100:.2f} / "
+                          + ("-" if steady_share(f) is None else f"{steady_share(f):.2f}") for f in found) or "none"
+        kept = sum(1 for f in found if se.has_voice(f[2], int(round(minimum * 100)), f[3], f[4], se.STEADY_PITCH_SHARE))
+        rows.append([name, f"{x.size / RATE:.2f}", cells, f"{kept} of {len(found)}"])
+    heard = {}
+    for workspace in ("home", "barista"):
+        run = subprocess.run([hark, "recognize", "--workspace", os.path.join(ROOT, "Intents", workspace + ".json"), "--json",
+                              "--stream", "--unpaced"] + wavs, capture_output=True, text=True)
+        for line in run.stdout.splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                name = os.path.splitext(os.path.basename(row["file"]))[0]
+                if "transcript" not in row:  # no utterance handed on: hark says why (no speech found)
+                    heard[(name, workspace)] = "no speech"
+                    continue
+                heard[(name, workspace)] = f'"{row["transcript"]}"' + (" **accepted**" if row.get("accepted") else "")
+    print(f"\n| sound ({folder}) | seconds | utterances: length / voiced s / steady-pitch share | handed on |"
+          " `hark recognize --stream`: home.json | barista.json |")
+    print("|---|---|---|---|---|---|")
+    for name, seconds, cells, kept in rows:
+        print(f"| {name} | {seconds} | {cells} | {kept} | {heard.get((name, 'home'), '?')} | {heard.get((name, 'barista'), '?')} |")
+    for workspace in ("home", "barista"):
+        accepted = sum(1 for (n, w), text in heard.items() if w == workspace and "accepted" in text)
+        print(f"\n{workspace}.json accepts {accepted} of the {len(rows)} sounds as a command")
+    print()
+
+
+def steady_share(f):
+    """An utterance's share of consecutive voiced frame pairs whose pitch held (None under STEADY_PITCH_PAIRS pairs)."""
+    return f[4] / f[3] if f[3] >= se.STEADY_PITCH_PAIRS else None
+
+
+def report_steadiness(record, shares, minimum):
+    """Part 2 again with the minimum fixed and the steady-pitch rule at each share: speech kept, and the pitch's
+    steadiness of the utterances that hold words."""
+    frames = int(round(minimum * 100))
+    print(f"\n| steady-pitch share (minimum voiced {minimum:g} s) | first utterance handed on holds the words: orders / home"
+          " (of 1,040) | words never handed on: orders / home |")
+    print("|---|---|---|")
+    for share in shares:
+        counts = {(kind, what): 0 for kind in ("order", "home") for what in ("words", "lost", "burst")}
+        for row in record["speech"]:
+            counts[(row["kind"], outcome(row, frames, share))] += 1
+        label = "none" if share is None else f"{share:g}"
+        print(f"| {label} | {counts[('order', 'words')]} / {counts[('home', 'words')]} | {counts[('order', 'lost')]} /"
+              f" {counts[('home', 'lost')]} |")
+    for kind in ("order", "home"):
+        values = [steady_share(f) for row in record["speech"] if row["kind"] == kind for f in row["found"]
+                  if f[0] <= row["words"][1] and f[1] >= row["words"][0] and steady_share(f) is not None]
+        print(f"\n{kind}: steady-pitch share of utterances holding words, p50 / p99 / max: "
+              f"{np.percentile(values, 50):.2f} / {np.percentile(values, 99):.2f} / {max(values):.2f} (n={len(values)})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bank", required=True, help="general_noise.py's bank (seed 11)")
@@ -184,9 +276,24 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", help="also write every utterance found here")
     ap.add_argument("--from-json", help="only the tables, from an earlier run's --json")
+    ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
+    ap.add_argument("--sounds", nargs="*", metavar="DIR",
+                    help="also part 3, on the sounds in these folders (none named: Debian's sound-theme-freedesktop)")
+    ap.add_argument("--share", type=float, nargs="+", default=[0.4, 0.45, 0.5, 0.6, 0.7],
+                    help="steady-pitch shares for the second table (none: no such rule, always shown)")
     args = ap.parse_args()
+    args.share = [None] + args.share
+    if args.sounds == []:
+        args.sounds = ["/usr/share/sounds/freedesktop/stereo"]
+    if args.sounds:
+        if not os.access(args.hark, os.X_OK):
+            sys.exit(f"endpoint_noise: no hark at {args.hark} (swift build -c release)")
+        for folder in args.sounds:
+            sounds(folder, se.MINIMUM_VOICED, args.hark)
     if args.from_json:
-        return report(json.load(open(args.from_json)), args.minimum)
+        record = json.load(open(args.from_json))
+        report(record, args.minimum)
+        return report_steadiness(record, args.share, se.MINIMUM_VOICED)
     noises = {}
     for name in NOISES:
         path = os.path.join(args.bank, name + ".wav")
@@ -218,6 +325,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump(record, f)
     report(record, args.minimum)
+    report_steadiness(record, args.share, se.MINIMUM_VOICED)
 
 if __name__ == "__main__":
     main()

@@ -58,6 +58,17 @@ VOICED_HOLD = 0.2
 VOICING_THRESHOLD = 0.65
 # Voiced audio an utterance needs, else it is dismissed (Endpointer.Configuration.minimumVoiced; 0 with --min-voiced 0).
 MINIMUM_VOICED = 0.1
+# A pitch that holds is a tone (Endpointer.Configuration.steadyPitchShare, steadyPitchStep, steadyPitchPairs; None: off).
+STEADY_PITCH_SHARE = 0.5
+STEADY_PITCH_STEP = 0.003
+STEADY_PITCH_PAIRS = 10
+
+
+def has_voice(voiced_frames, needed, pairs, steady, share):
+    """Endpointer.hasVoice: enough voiced frames, and a pitch that does not hold (a tone's does)."""
+    if voiced_frames < needed:
+        return False
+    return share is None or pairs < STEADY_PITCH_PAIRS or steady < share * pairs
 
 
 def read(path):
@@ -83,10 +94,12 @@ def biquad(kind, frequency):
     return np.array([b0, b1, b0]) / (1 + alpha), np.array([1, -2 * c / (1 + alpha), (1 - alpha) / (1 + alpha)])
 
 
-def voicing(x):
+def voicing(x, periods=False):
     """Per 10 ms frame, VoicingDetector.strength() after that frame: 100 Hz high-pass and 900 Hz low-pass, every
     second sample kept, the highest local peak over lags 16-160 of the normalised correlation of the oldest 20 ms
-    of the last 321 kept samples with the audio a lag later (-1 when no lag is a peak)."""
+    of the last 321 kept samples with the audio a lag later (-1 when no lag is a peak). With `periods`, also
+    VoicingDetector.measure()'s period: the first highest peak's lag refined by the parabola through its neighbours
+    (0 without a peak)."""
     from scipy.signal import lfilter  # only the endpointer's copy needs it
     y = x / 32768.0
     for kind, frequency in (("high", 100), ("low", 900)):
@@ -106,26 +119,38 @@ def voicing(x):
     energy = (head * head).sum(1)[:, None] * (cumulative[:, lags + window] - cumulative[:, lags])
     value = np.where(energy > 0, product / np.sqrt(np.maximum(energy, 1e-30)), 0.0)
     peak = (value[:, 1:-1] >= value[:, :-2]) & (value[:, 1:-1] >= value[:, 2:])
-    strength = np.where(peak, value[:, 1:-1], -1.0).max(1)
-    return np.where((head * head).sum(1) > 0, strength, -1.0)
+    peaks = np.where(peak, value[:, 1:-1], -1.0)
+    strength = np.where((head * head).sum(1) > 0, peaks.max(1), -1.0)
+    if not periods:
+        return strength
+    i = peaks.argmax(1)
+    rows = np.arange(count)
+    before, at, after = value[rows, i], value[rows, i + 1], value[rows, i + 2]
+    curvature = before - 2 * at + after
+    safe = np.where(np.abs(curvature) > 1e-9, curvature, 1.0)
+    period = lags[i + 1] + np.where(np.abs(curvature) > 1e-9, 0.5 * (before - after) / safe, 0.0)
+    return strength, np.where(strength > -1.0, period, 0.0)
 
 
 def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
              padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=VOICING_THRESHOLD,
-             minimum_voiced=None):
+             minimum_voiced=None, steady_share="default"):
     """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them: the
     first utterance with `minimum_voiced` seconds of voiced frames (those with less are dismissed and the search goes
     on); None when it hears no speech. `voiced_hold` None: VOICED_HOLD; `minimum_voiced` None: MINIMUM_VOICED (no
     minimum without the voicing rule)."""
     voiced_hold = VOICED_HOLD if voiced_hold is None else voiced_hold
     minimum_voiced = MINIMUM_VOICED if minimum_voiced is None else minimum_voiced
+    share = STEADY_PITCH_SHARE if steady_share == "default" else steady_share
     needed = int(round(minimum_voiced * 100)) if voiced_hold > 0 else 0
+    if voiced_hold <= 0:
+        share = None
     frames = x[: len(x) // 160 * 160].reshape(-1, 160)
     power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
-    strength = voicing(x) if voiced_hold > 0 else None
+    strength, period = voicing(x, periods=True) if voiced_hold > 0 else (None, None)
     hold, arm = int(round(voiced_hold * 100)), max(1, int(round(voiced_to_arm * 100)))
     recent, floor, candidate, count, start, end, silent = [], None, None, 0, None, None, 0
-    voiced_frames, last_voiced = 0, -10 ** 9
+    voiced_frames, last_voiced, last_period, pairs, steady = 0, -10 ** 9, 0.0, 0, 0
     for i in range(len(frames)):
         level = max(-100.0, 10 * np.log10(power[max(0, i - 4): i + 1].mean()))
         judged = floor if floor is not None else level
@@ -137,6 +162,10 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
         starts, continues = loud and level >= judged + start_threshold, loud and level >= judged + continue_threshold
         voiced = continues and strength is not None and strength[i] >= voicing_threshold
         if voiced:
+            if last_voiced == i - 1 and last_period > 0 and period[i] > 0:
+                pairs += 1
+                steady += abs(np.log(period[i] / last_period)) < STEADY_PITCH_STEP
+            last_period = period[i]
             last_voiced = i
         if start is None:
             if starts or (continues and candidate is not None):
@@ -144,7 +173,7 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
                 count += 1
                 voiced_frames += voiced
             else:
-                candidate, count, voiced_frames = None, 0, 0
+                candidate, count, voiced_frames, pairs, steady = None, 0, 0, 0, 0
             if candidate is not None and count >= int(minimum_speech * 100):
                 start, end, silent = max(0, candidate - int(padding * 100)), i + 1, 0
         else:
@@ -155,11 +184,11 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
             else:
                 silent += 1
             if silent >= int(round(trailing * 100)) or i + 1 - start >= int(maximum * 100):
-                if voiced_frames >= needed:
+                if has_voice(voiced_frames, needed, pairs, steady, share):
                     break
                 # Dismissed for want of a voice: wait for speech again, the floor kept.
-                candidate, count, start, end, silent, voiced_frames = None, 0, None, None, 0, 0
-    if start is not None and voiced_frames < needed:
+                candidate, count, start, end, silent, voiced_frames, pairs, steady = None, 0, None, None, 0, 0, 0, 0
+    if start is not None and not has_voice(voiced_frames, needed, pairs, steady, share):
         return None
     return None if start is None else (start, end)
 

@@ -43,6 +43,8 @@ python3 -c 'import scipy.signal' 2>/dev/null || need_apt+=(python3-scipy)
 command -v g++ >/dev/null || need_apt+=(g++)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 pkg-config --exists webrtc-audio-processing 2>/dev/null || need_apt+=(libwebrtc-audio-processing-dev)
+# Recorded desktop sounds (clicks, a shutter, chimes, spoken channel names) for bench/endpoint_noise.py --sounds.
+[ -d /usr/share/sounds/freedesktop/stereo ] || need_apt+=(sound-theme-freedesktop)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup-bench: apt-get install ${need_apt[*]}"
     if ! { apt-get -o DPkg::Lock::Timeout=600 install -y "${need_apt[@]}" \

@@ -27,7 +27,8 @@ import Foundation
 ///   second and starts an utterance, in which the recogniser would hear the nearest short command ("hi",
 ///   "latte"); a voice's vowels have a pitch, a knock has none (docs/speech.md, "An utterance needs a voice").
 ///   `dismissedUtterances` counts them. Off with the voicing rule (`voicedHold` 0) or with `minimumVoiced` 0, as a
-///   whisper needs.
+///   whisper needs. A pitch that holds is not a voice either: an utterance whose voiced frames keep their pitch period
+///   from one frame to the next (`steadyPitchShare`) is a chime, a ring tone or an alarm, and is dismissed the same way.
 ///
 /// It ends on silence only, after `trailingSilence` (0.8 s by default): speakers pause mid-sentence, and
 /// cutting at a 0.3–0.5 s pause hands the recogniser half a command (docs/measurements.md,
@@ -71,6 +72,13 @@ public final class Endpointer {
         /// pitch). Chosen on generated noise and other speech, never the benchmark's kitchen (docs/speech.md,
         /// "An utterance needs a voice").
         public var minimumVoiced = 0.1
+        /// A voice's pitch drifts; an electronic tone's holds. Of the utterance's consecutive voiced frames, the share
+        /// whose pitch period changes by less than 0.3 % (`steadyPitchStep`) from the one before: at this share or
+        /// above, over at least `steadyPitchPairs` pairs, the utterance is a tone and is dismissed like one without
+        /// a voice. nil: no such rule. Chosen on Debian's desktop sounds (oxygen-sounds, sound-icons, gnome-audio)
+        /// and speech in generated noise: speech reads at most 0.41, most chimes 0.5–1 (docs/speech.md, "An utterance
+        /// needs a voice").
+        public var steadyPitchShare: Double? = 0.5
 
         public init() {}
 
@@ -93,6 +101,7 @@ public final class Endpointer {
             if !(voicedHold >= 0) || !(voicedToArm >= 0) || !(minimumVoiced >= 0) {
                 return "voicedHold, voicedToArm and minimumVoiced must not be negative"
             }
+            if let share = steadyPitchShare, !(share > 0 && share <= 1) { return "steadyPitchShare must be in (0, 1] or nil (got \(share))" }
             if !(voicingThreshold > 0 && voicingThreshold <= 1) {
                 return "voicingThreshold must be in (0, 1] (got \(voicingThreshold))"
             }
@@ -124,8 +133,18 @@ public final class Endpointer {
     public private(set) var noiseFloor: Double?
     /// Utterances dismissed for want of a voice (`Configuration.minimumVoiced`) since the endpointer was made.
     public private(set) var dismissedUtterances = 0
-    /// Whether the utterance so far has the voiced audio it needs to be handed on (always, with the rule off).
-    public var hasVoice: Bool { voicing == nil || voicedFrames >= minimumVoicedFrames }
+    /// Whether the utterance so far has the voiced audio it needs to be handed on, and a pitch that moves as a
+    /// voice's does (always, with the voicing rule off).
+    public var hasVoice: Bool {
+        guard voicing != nil else { return true }
+        guard voicedFrames >= minimumVoicedFrames else { return false }
+        guard let share = configuration.steadyPitchShare, voicedPairs >= Self.steadyPitchPairs else { return true }
+        return Double(steadyPairs) < share * Double(voicedPairs)
+    }
+    /// Consecutive voiced frames whose pitch periods differ by less than this (relative) hold their pitch.
+    public static let steadyPitchStep = 0.003
+    /// The pairs of consecutive voiced frames an utterance needs before its pitch's steadiness is judged.
+    public static let steadyPitchPairs = 10
 
     private let frameLength: Int
     /// Samples not yet making a whole frame.
@@ -152,6 +171,11 @@ public final class Endpointer {
     private let minimumVoicedFrames: Int
     private var voicedFrames = 0
     private var lastVoicedFrame = Int.min / 2
+    /// The pitch period of the last voiced frame, and the utterance's pairs of consecutive voiced frames: all, and
+    /// those whose period held (`steadyPitchStep`).
+    private var lastPeriod = 0.0
+    private var voicedPairs = 0
+    private var steadyPairs = 0
 
     /// - Throws: `ConfigurationError` naming the setting that cannot work.
     public init(configuration: Configuration = Configuration()) throws(ConfigurationError) {
@@ -204,6 +228,8 @@ public final class Endpointer {
         candidateFrames = 0
         silentFrames = 0
         voicedFrames = 0
+        voicedPairs = 0
+        steadyPairs = 0
         lastVoicedFrame = Int.min / 2
         if !keepingNoiseFloor {
             noiseFloor = nil
@@ -266,7 +292,16 @@ public final class Endpointer {
         let continues = loud && level >= floor + configuration.continueThreshold
         let frameIndex = start / frameLength
         // Only loud frames are asked (the rest cannot count as speech anyway), which keeps the cost down.
-        let voiced = continues && (voicing.map { $0.strength() >= configuration.voicingThreshold } ?? false)
+        let measured = continues ? voicing?.measure() : nil
+        let voiced = (measured?.strength ?? -1) >= configuration.voicingThreshold
+        if voiced, let period = measured?.period {
+            // A pair with the frame before, when that one was voiced too: did the pitch hold?
+            if lastVoicedFrame == frameIndex - 1, lastPeriod > 0, period > 0 {
+                voicedPairs += 1
+                if abs(log(period / lastPeriod)) < Self.steadyPitchStep { steadyPairs += 1 }
+            }
+            lastPeriod = period
+        }
         if voiced { lastVoicedFrame = frameIndex }
 
         switch decision {
@@ -280,6 +315,8 @@ public final class Endpointer {
                 candidateStart = nil
                 candidateFrames = 0
                 voicedFrames = 0
+                voicedPairs = 0
+                steadyPairs = 0
             }
             if let candidateStart, Double(candidateFrames * frameLength) >= configuration.minimumSpeech * Double(configuration.sampleRate) {
                 begin(at: candidateStart)
@@ -344,6 +381,8 @@ public final class Endpointer {
         candidateFrames = 0
         silentFrames = 0
         voicedFrames = 0
+        voicedPairs = 0
+        steadyPairs = 0
         decision = .waitingForSpeech
     }
 }

@@ -88,19 +88,24 @@ struct VoicingDetector {
 
     /// The peak normalised correlation at a pitch period over the latest history: in [-1, 1], -1 when no lag
     /// is a local peak (or the audio is digital silence).
-    func strength() -> Double {
-        history.withUnsafeBufferPointer { stored -> Double in
+    func strength() -> Double { measure().strength }
+
+    /// `strength()` and the pitch period at that peak, in decimated samples, refined between lags by the parabola
+    /// through the peak and its neighbours (0 when there is no peak). A voice's period drifts from one 10 ms
+    /// frame to the next; a chime's or a ring tone's holds (docs/speech.md, "An utterance needs a voice").
+    func measure() -> (strength: Double, period: Double) {
+        history.withUnsafeBufferPointer { stored -> (strength: Double, period: Double) in
             // The history in time order, oldest first.
             let x = UnsafeBufferPointer(rebasing: stored[next..<(next + length)])
             var energy0: Float = 0
             for n in 0..<window { energy0 += x[n] * x[n] }
-            guard energy0 > 0 else { return -1 }
+            guard energy0 > 0 else { return (-1, 0) }
             // The energy of x[lag ..< lag + window], slid along as the lag grows.
             let firstLag = shortestLag - 1
             var energyLag: Float = 0
             for n in firstLag..<(firstLag + window) { energyLag += x[n] * x[n] }
             var previous = -2.0, current = -2.0
-            var best = -1.0
+            var best = -1.0, period = 0.0
             for lag in firstLag...(longestLag + 1) {
                 if lag > firstLag {
                     energyLag += x[lag + window - 1] * x[lag + window - 1] - x[lag - 1] * x[lag - 1]
@@ -110,13 +115,15 @@ struct VoicingDetector {
                 let denominator = Double(energy0) * Double(max(energyLag, 0))
                 let value = denominator > 0 ? Double(product) / denominator.squareRoot() : 0
                 // `current` is the value at lag - 1: a peak when no lower than either neighbour.
-                if lag - 1 >= shortestLag && lag - 1 <= longestLag && current >= previous && current >= value {
-                    best = max(best, current)
+                if lag - 1 >= shortestLag && lag - 1 <= longestLag && current >= previous && current >= value && current > best {
+                    best = current
+                    let curvature = previous - 2 * current + value
+                    period = Double(lag - 1) + (abs(curvature) > 1e-9 ? 0.5 * (previous - value) / curvature : 0)
                 }
                 previous = current
                 current = value
             }
-            return best
+            return (best, period)
         }
     }
 }

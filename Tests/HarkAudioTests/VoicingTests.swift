@@ -175,6 +175,55 @@ import Foundation
         }
     }
 
+    /// `vowel` at a pitch that moves as a voice's does: `depth` (relative) of vibrato at 5 Hz around `pitch`.
+    static func movingVowel(pitch: Double, depth: Double, seconds: Double, amplitude: Double = 8_000) -> PCMBuffer {
+        let count = Int(seconds * Double(rate))
+        var samples = [Int16](repeating: 0, count: count)
+        var phase = 0.0, y1 = 0.0, y2 = 0.0
+        let r = 0.97, theta = 2 * Double.pi * 700 / Double(rate)
+        for i in 0..<count {
+            let t = Double(i) / Double(rate)
+            phase += pitch * (1 + depth * sin(2 * Double.pi * 5 * t)) / Double(rate)
+            let pulse: Double = phase >= 1 ? 1 : 0
+            if phase >= 1 { phase -= 1 }
+            let y = pulse + 2 * r * cos(theta) * y1 - r * r * y2
+            y2 = y1
+            y1 = y
+            samples[i] = Int16(clamping: Int(y * amplitude / 12))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    /// A chime: 880 Hz and its octave, decaying over 0.4 s.
+    static func chime(seconds: Double) -> PCMBuffer {
+        let samples = (0..<Int(seconds * Double(rate))).map { i -> Int16 in
+            let t = Double(i) / Double(rate)
+            return Int16((sin(2 * Double.pi * 880 * t) + 0.5 * sin(2 * Double.pi * 1_760 * t)) * 6_000 * exp(-t / 0.4))
+        }
+        return PCMBuffer(format: .speech, samples: samples)
+    }
+
+    @Test func aToneWhosePitchHoldsIsDismissedAndAMovingPitchIsKept() throws {
+        let room = AudioFixtures.noise(frames: 4 * Self.rate, amplitude: 100, seed: 49)
+        func heard(_ sound: PCMBuffer, _ configuration: Endpointer.Configuration = Endpointer.Configuration()) throws -> Endpointer {
+            let audio = AudioFixtures.mix(AudioFixtures.concatenated([AudioFixtures.silence(seconds: 1), sound, AudioFixtures.silence(seconds: 2.4)]), room)
+            let endpointer = try Endpointer(configuration: configuration)
+            _ = try EndpointerTests.run(endpointer, on: audio)
+            return endpointer
+        }
+        // A chime: a pitch held for 0.6 s. Voiced throughout, but no voice.
+        let chime = try heard(Self.chime(seconds: 0.6))
+        #expect(chime.decision == .waitingForSpeech && chime.dismissedUtterances == 1)
+        // The same pitch with a 3 % vibrato moves from frame to frame as a voice's does: an utterance.
+        let sung = try heard(Self.movingVowel(pitch: 180, depth: 0.03, seconds: 0.6))
+        #expect(sung.decision == .ended(reason: .trailingSilence) && sung.dismissedUtterances == 0)
+        // Without the rule the chime is an utterance.
+        var noRule = Endpointer.Configuration()
+        noRule.steadyPitchShare = nil
+        let kept = try heard(Self.chime(seconds: 0.6), noRule)
+        #expect(kept.decision == .ended(reason: .trailingSilence) && kept.dismissedUtterances == 0)
+    }
+
     @Test func rejectsAnUnworkableVoicingSetting() {
         for (hold, threshold) in [(-0.1, 0.65), (0.2, 0.0), (0.2, 1.5)] {
             var config = Endpointer.Configuration()
@@ -183,6 +232,10 @@ import Foundation
             #expect(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: config) }
             #expect(config.problem?.contains(hold < 0 ? "voicedHold" : "voicingThreshold") == true)
         }
+        var share = Endpointer.Configuration()
+        share.steadyPitchShare = 1.5
+        #expect(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: share) }
+        #expect(share.problem?.contains("steadyPitchShare") == true)
         var negative = Endpointer.Configuration()
         negative.minimumVoiced = -0.1
         #expect(throws: Endpointer.ConfigurationError.self) { try Endpointer(configuration: negative) }
