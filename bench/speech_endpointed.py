@@ -65,7 +65,9 @@ STEADY_PITCH_PAIRS = 10
 
 
 def has_voice(voiced_frames, needed, pairs, steady, share):
-    """Endpointer.hasVoice: enough voiced frames, and a pitch that does not hold (a tone's does)."""
+    """Endpointer.hasVoice: enough voiced frames, and a pitch that does not hold (a tone's does); no minimum keeps all."""
+    if needed == 0:
+        return True
     if voiced_frames < needed:
         return False
     return share is None or pairs < STEADY_PITCH_PAIRS or steady < share * pairs

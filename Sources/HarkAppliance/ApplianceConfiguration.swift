@@ -67,7 +67,8 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// does not keep a voiced utterance going, so a turn ends in a kitchen's clatter; false: the level alone.
     public var voicing = true
     /// Voiced audio an utterance needs, in seconds (`Endpointer.Configuration.minimumVoiced`): one with less (a
-    /// knock, a clatter) is dismissed and the microphone goes on listening; 0 keeps every utterance (whispers).
+    /// knock, a clatter), or whose pitch holds (a chime), is dismissed and the microphone goes on listening; 0 keeps
+    /// every utterance (whispers).
     public var minimumVoiced = Endpointer.Configuration().minimumVoiced
 
     /// The endpointer's settings for the microphone's turns (and the rooms' wake phrase).

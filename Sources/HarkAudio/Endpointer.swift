@@ -68,16 +68,16 @@ public final class Endpointer {
         /// noise mostly read 0.7–1, a clatter's knocks and rings mostly below 0.6.
         public var voicingThreshold = 0.65
         /// The voiced audio (frames above `voicingThreshold`, anywhere in the utterance) an utterance needs to be
-        /// handed on; one with less is dismissed as noise when it ends. 0 keeps every utterance (a whisper has no
-        /// pitch). Chosen on generated noise and other speech, never the benchmark's kitchen (docs/speech.md,
+        /// handed on; one with less is dismissed as noise when it ends. 0 keeps every utterance, tones included (a
+        /// whisper has no pitch). Chosen on generated noise and other speech, never the benchmark's kitchen (docs/speech.md,
         /// "An utterance needs a voice").
         public var minimumVoiced = 0.1
         /// A voice's pitch drifts; an electronic tone's holds. Of the utterance's consecutive voiced frames, the share
         /// whose pitch period changes by less than 0.3 % (`steadyPitchStep`) from the one before: at this share or
-        /// above, over at least `steadyPitchPairs` pairs, the utterance is a tone and is dismissed like one without
-        /// a voice. nil: no such rule. Chosen on Debian's desktop sounds (oxygen-sounds, sound-icons, gnome-audio)
-        /// and speech in generated noise: speech reads at most 0.41, most chimes 0.5–1 (docs/speech.md, "An utterance
-        /// needs a voice").
+        /// above, over at least `steadyPitchPairs` pairs, the utterance is a tone (a chime, a ring tone, an alarm) and
+        /// is dismissed like one without a voice. nil: no such rule (nor with `minimumVoiced` 0, which keeps every
+        /// utterance). Chosen on Debian's desktop sounds (oxygen-sounds, sound-icons, gnome-audio) and speech in
+        /// generated noise: speech reads at most 0.45, most chimes 0.5–1 (docs/speech.md, "An utterance needs a voice").
         public var steadyPitchShare: Double? = 0.5
 
         public init() {}
@@ -136,7 +136,8 @@ public final class Endpointer {
     /// Whether the utterance so far has the voiced audio it needs to be handed on, and a pitch that moves as a
     /// voice's does (always, with the voicing rule off).
     public var hasVoice: Bool {
-        guard voicing != nil else { return true }
+        // No voicing rule, or a minimum of 0: every utterance is kept.
+        guard voicing != nil, minimumVoicedFrames > 0 else { return true }
         guard voicedFrames >= minimumVoicedFrames else { return false }
         guard let share = configuration.steadyPitchShare, voicedPairs >= Self.steadyPitchPairs else { return true }
         return Double(steadyPairs) < share * Double(voicedPairs)

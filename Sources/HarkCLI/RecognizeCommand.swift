@@ -66,9 +66,9 @@ enum RecognizeCommand: Command {
                             level alone decides, as before 2026-12-06; docs/speech.md, "Voiced speech keeps an
                             utterance going")
           --min-voiced S    with --stream: seconds of voiced audio an utterance needs (default \(Endpointer.Configuration().minimumVoiced));
-                            one with less (a knock, a clatter) is dismissed and the next one taken, and the
-                            JSON's "dismissed" counts them; 0 keeps every utterance (docs/speech.md, "An
-                            utterance needs a voice")
+                            one with less (a knock, a clatter), or whose pitch holds (a chime, a ring tone), is
+                            dismissed and the next one taken, and the JSON's "dismissed" counts them; 0 keeps
+                            every utterance (docs/speech.md, "An utterance needs a voice")
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
                             the words alone), near_margin (over the words and 0.3 s either side), english_margin (against any English, when judged), audio_seconds,

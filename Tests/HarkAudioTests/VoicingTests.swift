@@ -222,6 +222,11 @@ import Foundation
         noRule.steadyPitchShare = nil
         let kept = try heard(Self.chime(seconds: 0.6), noRule)
         #expect(kept.decision == .ended(reason: .trailingSilence) && kept.dismissedUtterances == 0)
+        // A minimum of 0 keeps every utterance, tones too.
+        var keepAll = Endpointer.Configuration()
+        keepAll.minimumVoiced = 0
+        let all = try heard(Self.chime(seconds: 0.6), keepAll)
+        #expect(all.decision == .ended(reason: .trailingSilence) && all.dismissedUtterances == 0)
     }
 
     @Test func rejectsAnUnworkableVoicingSetting() {
