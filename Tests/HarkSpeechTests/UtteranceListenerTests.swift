@@ -179,7 +179,8 @@ struct UtteranceListenerTests {
         #expect(transcript?.text == "go forward ten meters")
         #expect(listener.dismissedUtterances == 1)
         // The words' utterance, not the knock's: it starts after the knock.
-        #expect(try #require(listener.endpointer.speechStartSample) > Int(1.5 * Double(Self.rate)))
+        let wordsStart = try #require(listener.endpointer.speechStartSample)
+        #expect(wordsStart > Int(1.5 * Double(Self.rate)))
 
         // Every utterance kept (minimumVoiced 0): the knock is what is heard, and it is no command.
         var keepAll = Endpointer.Configuration()
