@@ -54,56 +54,11 @@ VOICES = ("kal", "slt", "rms", "awb")
 NOISES = ("pink", "brown", "fan", "clatter", "babble-librivox", "babble-flite")
 
 
-def utterances(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
-               padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=se.VOICED_HOLD, voiced_to_arm=0.05):
-    """Every utterance the endpointer finds in `x` (int16 scale) when it goes on listening after each, its noise floor
-    kept: [(first frame of the padded utterance, frame after its last speech, voiced frames, pairs of consecutive voiced
-    frames, those whose pitch held)]. The same frame rules as speech_endpointed.endpoint(), which dismisses by them."""
-    frames = x[: len(x) // 160 * 160].reshape(-1, 160)
-    power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
-    strength, period = se.voicing(x, periods=True)
-    hold, arm = int(round(voiced_hold * 100)), max(1, int(round(voiced_to_arm * 100)))
-    found = []
-    recent = []
-    candidate, count, start, end, silent, voiced_frames, last_voiced = None, 0, None, None, 0, 0, -10 ** 9
-    last_period, pairs, steady = 0.0, 0, 0
-    for i in range(len(frames)):
-        level = max(-100.0, 10 * np.log10(power[max(0, i - 4): i + 1].mean()))
-        judged = min(recent) if recent else level
-        recent.append(level)
-        if len(recent) > int(window * 100):
-            recent.pop(0)
-        loud = level >= minimum_level
-        starts, continues = loud and level >= judged + start_threshold, loud and level >= judged + continue_threshold
-        voiced = continues and strength[i] >= se.VOICING_THRESHOLD
-        if voiced:
-            if last_voiced == i - 1 and last_period > 0 and period[i] > 0:
-                pairs += 1
-                steady += abs(np.log(period[i] / last_period)) < se.STEADY_PITCH_STEP
-            last_period = period[i]
-            last_voiced = i
-        if start is None:
-            if starts or (continues and candidate is not None):
-                candidate = i if candidate is None else candidate
-                count += 1
-                voiced_frames += voiced
-            else:
-                candidate, count, voiced_frames, pairs, steady = None, 0, 0, 0, 0
-            if candidate is not None and count >= int(minimum_speech * 100):
-                start, end, silent = max(0, candidate - int(padding * 100)), i + 1, 0
-        else:
-            voiced_frames += voiced
-            armed = voiced_frames >= arm
-            if continues and (not armed or i - last_voiced < hold):
-                silent, end = 0, i + 1
-            else:
-                silent += 1
-            if silent >= int(round(trailing * 100)) or i + 1 - start >= int(maximum * 100):
-                found.append((int(start), int(end), int(voiced_frames), pairs, int(steady)))
-                candidate, count, start, end, silent, voiced_frames, pairs, steady = None, 0, None, None, 0, 0, 0, 0
-    if start is not None:
-        found.append((int(start), int(end), int(voiced_frames), pairs, int(steady)))
-    return found
+def utterances(x):
+    """Every utterance the endpointer finds in `x` (int16 scale), going on after each with its noise floor kept:
+    [(first frame, frame after its last speech, voiced frames, voiced frame pairs, pairs whose pitch held)], by
+    speech_endpointed.utterances (the Python copy of Endpointer that speech_endpointed.py checks against hark)."""
+    return list(se.utterances(x))
 
 
 def words_span(clean):

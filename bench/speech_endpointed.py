@@ -134,19 +134,14 @@ def voicing(x, periods=False):
     return strength, np.where(strength > -1.0, period, 0.0)
 
 
-def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
-             padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05, voicing_threshold=VOICING_THRESHOLD,
-             minimum_voiced=None, steady_share="default"):
-    """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them: the
-    first utterance with `minimum_voiced` seconds of voiced frames (those with less are dismissed and the search goes
-    on); None when it hears no speech. `voiced_hold` None: VOICED_HOLD; `minimum_voiced` None: MINIMUM_VOICED (no
-    minimum without the voicing rule)."""
+def utterances(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maximum=10.0, minimum_speech=0.1,
+               padding=0.3, window=2.0, minimum_level=-70.0, voiced_hold=None, voiced_to_arm=0.05,
+               voicing_threshold=VOICING_THRESHOLD):
+    """Every utterance Endpointer finds in `x` (int16 scale) when it goes on listening after each, its noise floor kept
+    (as after a dismissal or `reset()`), in 10 ms frames: yields (first frame of the padded utterance, frame after its
+    last speech, voiced frames, pairs of consecutive voiced frames, those whose pitch held); the last may be cut off by
+    the end of the input. `voiced_hold` None: VOICED_HOLD (0: no voicing rule, nothing voiced)."""
     voiced_hold = VOICED_HOLD if voiced_hold is None else voiced_hold
-    minimum_voiced = MINIMUM_VOICED if minimum_voiced is None else minimum_voiced
-    share = STEADY_PITCH_SHARE if steady_share == "default" else steady_share
-    needed = int(round(minimum_voiced * 100)) if voiced_hold > 0 else 0
-    if voiced_hold <= 0:
-        share = None
     frames = x[: len(x) // 160 * 160].reshape(-1, 160)
     power = 10 ** (np.maximum(-100, 10 * np.log10(np.maximum((frames ** 2).mean(1), 1e-18) / 32768 ** 2)) / 10)
     strength, period = voicing(x, periods=True) if voiced_hold > 0 else (None, None)
@@ -186,13 +181,24 @@ def endpoint(x, start_threshold=12.0, continue_threshold=8.0, trailing=0.8, maxi
             else:
                 silent += 1
             if silent >= int(round(trailing * 100)) or i + 1 - start >= int(maximum * 100):
-                if has_voice(voiced_frames, needed, pairs, steady, share):
-                    break
-                # Dismissed for want of a voice: wait for speech again, the floor kept.
+                yield int(start), int(end), int(voiced_frames), pairs, int(steady)
                 candidate, count, start, end, silent, voiced_frames, pairs, steady = None, 0, None, None, 0, 0, 0, 0
-    if start is not None and not has_voice(voiced_frames, needed, pairs, steady, share):
-        return None
-    return None if start is None else (start, end)
+    if start is not None:
+        yield int(start), int(end), int(voiced_frames), pairs, int(steady)
+
+
+def endpoint(x, minimum_voiced=None, steady_share="default", **settings):
+    """(first frame of the padded utterance, frame after its last speech) in 10 ms frames, as Endpointer finds them: the
+    first of `utterances(x, **settings)` with a voice (`has_voice`: those without are dismissed and the search goes on);
+    None when it hears no speech. `minimum_voiced` None: MINIMUM_VOICED; `steady_share` "default": STEADY_PITCH_SHARE
+    (neither applies without the voicing rule)."""
+    voiced_hold = settings.get("voiced_hold")
+    voicing_on = (VOICED_HOLD if voiced_hold is None else voiced_hold) > 0
+    minimum_voiced = MINIMUM_VOICED if minimum_voiced is None else minimum_voiced
+    needed = int(round(minimum_voiced * 100)) if voicing_on else 0
+    share = (STEADY_PITCH_SHARE if steady_share == "default" else steady_share) if voicing_on else None
+    return next(((start, end) for start, end, voiced, pairs, steady in utterances(x, **settings)
+                 if has_voice(voiced, needed, pairs, steady, share)), None)
 
 
 def mix_other(clean_dir, noise_path, out_dir, snr):

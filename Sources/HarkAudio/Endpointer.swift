@@ -217,20 +217,11 @@ public final class Endpointer {
     /// Forgets the utterance and starts waiting for the next one. The noise floor is kept by default: the
     /// room has not changed, and a fresh estimate would need a moment of audio to settle.
     public func reset(keepingNoiseFloor: Bool = true) {
-        decision = .waitingForSpeech
-        speechStartSample = nil
-        speechEndSample = nil
+        waitForSpeech()
         processedSamples = 0
-        utterance = PCMBuffer(format: format)
         pending.removeAll()
         history.removeAll()
         historyStart = 0
-        candidateStart = nil
-        candidateFrames = 0
-        silentFrames = 0
-        voicedFrames = 0
-        voicedPairs = 0
-        steadyPairs = 0
         lastVoicedFrame = Int.min / 2
         if !keepingNoiseFloor {
             noiseFloor = nil
@@ -375,6 +366,12 @@ public final class Endpointer {
         let kept = min(utterance.samples.count, paddingSamples)
         history = Array(utterance.samples.suffix(kept))
         historyStart = processedSamples - kept
+        waitForSpeech()
+    }
+
+    /// Forgets the utterance (or candidate start) and its voicing counts: waiting for speech again.
+    private func waitForSpeech() {
+        decision = .waitingForSpeech
         utterance = PCMBuffer(format: format)
         speechStartSample = nil
         speechEndSample = nil
@@ -384,6 +381,5 @@ public final class Endpointer {
         voicedFrames = 0
         voicedPairs = 0
         steadyPairs = 0
-        decision = .waitingForSpeech
     }
 }

@@ -9,21 +9,7 @@ import Foundation
 
     /// A glottal-like pulse train at `pitch` Hz through a vowel-ish resonance, with amplitude `amplitude`.
     static func vowel(pitch: Double, seconds: Double, amplitude: Double = 8_000) -> PCMBuffer {
-        let count = Int(seconds * Double(rate))
-        var samples = [Int16](repeating: 0, count: count)
-        var phase = 0.0, y1 = 0.0, y2 = 0.0
-        // A two-pole resonance at 700 Hz (an open vowel's first formant).
-        let r = 0.97, theta = 2 * Double.pi * 700 / Double(rate)
-        for i in 0..<count {
-            phase += pitch / Double(rate)
-            let pulse: Double = phase >= 1 ? 1 : 0
-            if phase >= 1 { phase -= 1 }
-            let y = pulse + 2 * r * cos(theta) * y1 - r * r * y2
-            y2 = y1
-            y1 = y
-            samples[i] = Int16(clamping: Int(y * amplitude / 12))
-        }
-        return PCMBuffer(format: .speech, samples: samples)
+        movingVowel(pitch: pitch, depth: 0, seconds: seconds, amplitude: amplitude)
     }
 
     /// Knocks: every `interval` seconds a burst of white noise decaying over about 40 ms, at peak `amplitude`.
@@ -176,7 +162,8 @@ import Foundation
         }
     }
 
-    /// `vowel` at a pitch that moves as a voice's does: `depth` (relative) of vibrato at 5 Hz around `pitch`.
+    /// `vowel` at a pitch that moves as a voice's does: `depth` (relative) of vibrato at 5 Hz around `pitch` (0: a
+    /// steady pitch). The resonance is a two-pole filter at 700 Hz (an open vowel's first formant).
     static func movingVowel(pitch: Double, depth: Double, seconds: Double, amplitude: Double = 8_000) -> PCMBuffer {
         let count = Int(seconds * Double(rate))
         var samples = [Int16](repeating: 0, count: count)

@@ -157,23 +157,30 @@ struct UtteranceListenerTests {
         return PCMBuffer(format: .speech, samples: samples)
     }
 
+    /// Half a second of quiet, a knock, 1.5 s of quiet; with `words`, then "go forward ten meters" and 1.5 s of quiet.
+    static func knockStream(words: Bool) throws -> PCMBuffer {
+        var stream = quiet(0.5)
+        stream.append(knock())
+        stream.append(quiet(1.5))
+        if words {
+            stream.append(try goForward())
+            stream.append(quiet(1.5))
+        }
+        return stream
+    }
+
     @Test("A knock before the words is dismissed without a decoding, and the words are the utterance; a knock alone is nothing")
     func knockBeforeTheWords() throws {
         let recognizer = try SpeechRecognizer(workspace: RecognizerTests.robot)
         let listener = UtteranceListener(recognizer: recognizer, endpointer: try Endpointer())
-        var alone = Self.quiet(0.5)
-        alone.append(Self.knock())
-        alone.append(Self.quiet(1.5))
-        let (nothing, end, firstDecoding) = try Self.feed(listener, alone)
+        let (nothing, end, firstDecoding) = try Self.feed(listener, try Self.knockStream(words: false))
         #expect(nothing == nil && end == nil && firstDecoding == nil)
         #expect(listener.dismissedUtterances == 1)
         #expect(listener.decodingsStarted == 0)
 
         listener.reset()
         #expect(listener.dismissedUtterances == 0)
-        var stream = alone
-        stream.append(try Self.goForward())
-        stream.append(Self.quiet(1.5))
+        let stream = try Self.knockStream(words: true)
         let (transcript, ended, _) = try Self.feed(listener, stream)
         #expect(ended != nil)
         #expect(transcript?.text == "go forward ten meters")
@@ -259,12 +266,7 @@ struct StreamingListenerTests {
     @Test("A knock fed to the recogniser and then dismissed is dropped: the words after it are heard alone")
     func knockThenWords() throws {
         let listener = UtteranceListener(recognizer: try Self.streaming(), endpointer: try Endpointer())
-        var stream = UtteranceListenerTests.quiet(0.5)
-        stream.append(UtteranceListenerTests.knock())
-        stream.append(UtteranceListenerTests.quiet(1.5))
-        stream.append(try UtteranceListenerTests.goForward())
-        stream.append(UtteranceListenerTests.quiet(1.5))
-        let (transcript, ended, _) = try UtteranceListenerTests.feed(listener, stream)
+        let (transcript, ended, _) = try UtteranceListenerTests.feed(listener, try UtteranceListenerTests.knockStream(words: true))
         #expect(ended != nil)
         #expect(transcript?.text == "go forward ten meters")
         #expect(listener.dismissedUtterances == 1)
