@@ -131,7 +131,8 @@ public final class Endpointer {
     public private(set) var utterance: PCMBuffer
     /// The current noise floor estimate in dBFS (nil before the first frame).
     public private(set) var noiseFloor: Double?
-    /// Utterances dismissed for want of a voice (`Configuration.minimumVoiced`) since the endpointer was made.
+    /// Utterances dismissed for want of a voice (too little voiced audio, `Configuration.minimumVoiced`, or a pitch that
+    /// held, `Configuration.steadyPitchShare`) since the endpointer was made.
     public private(set) var dismissedUtterances = 0
     /// Whether the utterance so far has the voiced audio it needs to be handed on, and a pitch that moves as a
     /// voice's does (always, with the voicing rule off).
@@ -355,7 +356,7 @@ public final class Endpointer {
         }
     }
 
-    /// Ends the utterance, or dismisses it when it had too little voice: then the endpointer waits for speech
+    /// Ends the utterance, or dismisses it when it has no voice (`hasVoice`): then the endpointer waits for speech
     /// again, the utterance's last `leadingPadding` of audio kept as the padding a next start may need.
     private func end(_ reason: EndpointerDecision.Reason) {
         guard !hasVoice else {
