@@ -232,6 +232,31 @@ public final class Endpointer {
         }
     }
 
+    /// Whether a whole recording (`audio`, at the configured rate) held only sound this endpointer dismisses (no voice,
+    /// or a pitch that holds) and nothing it would hand on. Paths that decode a whole recording without endpointing it,
+    /// such as the Wyoming server's transcriptions, answer such a recording (a chime, a knock) with no transcript
+    /// instead of the nearest command. A recording in which it finds no utterance at all (quiet, or too short for its
+    /// noise floor) is not judged: false.
+    /// - Throws: `ConfigurationError` for a configuration that cannot work, `PCMFormatError` for another rate.
+    public static func heardOnlyNoise(_ audio: PCMBuffer, configuration: Configuration = Configuration()) throws -> Bool {
+        let endpointer = try Endpointer(configuration: configuration)
+        guard audio.format.sampleRate == endpointer.format.sampleRate else {
+            throw PCMFormatError(expected: endpointer.format, actual: audio.format, context: "endpointer")
+        }
+        let samples = audio.downmixed().samples
+        let block = endpointer.frameLength * 10
+        var offset = 0
+        while offset < samples.count {
+            let end = min(samples.count, offset + block)
+            // An utterance that ended was handed on: it had a voice.
+            if try endpointer.process(PCMBuffer(format: endpointer.format, samples: Array(samples[offset..<end]))).hasEnded { return false }
+            offset = end
+        }
+        // One cut off by the end of the recording counts as the listener counts it: dismissed without a voice.
+        if endpointer.speechStartSample != nil { return !endpointer.hasVoice }
+        return endpointer.dismissedUtterances > 0
+    }
+
     /// Follows the room's noise floor from audio that is not being endpointed (while the appliance waits
     /// for a wake phrase or a button), so the first utterance after a trigger is judged against the room,
     /// not against its own first frames. No decision changes.

@@ -217,6 +217,28 @@ import Foundation
         #expect(all.decision == .ended(reason: .trailingSilence) && all.dismissedUtterances == 0)
     }
 
+    @Test func aWholeRecordingOfOnlyAKnockOrAChimeIsNoise() throws {
+        let room = AudioFixtures.noise(frames: 3 * Self.rate, amplitude: 100, seed: 50)
+        func inRoom(_ sound: PCMBuffer) -> PCMBuffer {
+            let audio = AudioFixtures.concatenated([AudioFixtures.silence(seconds: 0.5), sound, AudioFixtures.silence(seconds: 1)])
+            return AudioFixtures.mix(audio, PCMBuffer(format: .speech, samples: Array(room.samples.prefix(audio.frameCount))))
+        }
+        #expect(try Endpointer.heardOnlyNoise(inRoom(Self.knocks(seconds: 0.25, interval: 1, amplitude: 8_000, seed: 51))))
+        #expect(try Endpointer.heardOnlyNoise(inRoom(Self.chime(seconds: 0.6))))
+        // Cut off by the end of the recording, as a client's own voice detector may cut it: still a chime.
+        #expect(try Endpointer.heardOnlyNoise(AudioFixtures.concatenated([AudioFixtures.silence(seconds: 0.5), Self.chime(seconds: 0.6)])))
+        for clip in try EndpointerTests.clips(2) {
+            #expect(try !Endpointer.heardOnlyNoise(inRoom(clip)))
+            #expect(try !Endpointer.heardOnlyNoise(Self.knockThenWords(clip).audio))
+        }
+        // Nothing found is not judged, and the rule off keeps every sound.
+        #expect(try !Endpointer.heardOnlyNoise(AudioFixtures.silence(seconds: 2)))
+        var keepAll = Endpointer.Configuration()
+        keepAll.minimumVoiced = 0
+        #expect(try !Endpointer.heardOnlyNoise(inRoom(Self.chime(seconds: 0.6)), configuration: keepAll))
+        #expect(throws: PCMFormatError.self) { try Endpointer.heardOnlyNoise(PCMBuffer(format: PCMFormat(sampleRate: 8_000, channels: 1))) }
+    }
+
     @Test func rejectsAnUnworkableVoicingSetting() {
         for (hold, threshold) in [(-0.1, 0.65), (0.2, 0.0), (0.2, 1.5)] {
             var config = Endpointer.Configuration()

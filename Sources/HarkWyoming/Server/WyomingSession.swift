@@ -384,6 +384,12 @@ public final class WyomingSession {
         // No transcript-chunk may follow the transcript.
         transcription.partials.finish()
         transcription.audio.append(contentsOf: try finishConversion(transcription.converter).samples)
+        // A chime or a knock is no command: sound the appliance's endpointer would dismiss (no voice, or a pitch that
+        // holds) and nothing else gets no transcript, without decoding (docs/speech.md, "An utterance needs a voice").
+        if (try? Endpointer.heardOnlyNoise(PCMBuffer(format: .speech, samples: transcription.audio))) == true {
+            try sendTranscript("", transcription)
+            return
+        }
         let borrowed: SpeechRecognizer?
         do { borrowed = try asr.recognizers.borrow(waitingUpTo: limits.decoderWait) } catch {
             throw WyomingRequestError(text: "asr: the recogniser could not be made: \(error)", code: "asr-failed")
@@ -400,7 +406,10 @@ public final class WyomingSession {
             throw WyomingRequestError(text: "asr: \(error)", code: "asr-failed")
         }
         // Unsure is better than wrong: audio that fits the grammar's words poorly is no transcript at all.
-        let text = transcript.acousticConfidence >= asr.acousticThreshold ? transcript.text : ""
+        try sendTranscript(transcript.acousticConfidence >= asr.acousticThreshold ? transcript.text : "", transcription)
+    }
+
+    private func sendTranscript(_ text: String, _ transcription: Transcription) throws {
         var data: JSONObject = ["text": .string(text), "language": .string(transcription.language)]
         if let context = transcription.context { data["context"] = context }
         try send(WyomingEvent("transcript", data))
