@@ -240,21 +240,21 @@ public final class Endpointer {
     /// - Throws: `ConfigurationError` for a configuration that cannot work, `PCMFormatError` for another rate.
     public static func heardOnlyNoise(_ audio: PCMBuffer, configuration: Configuration = Configuration()) throws -> Bool {
         let endpointer = try Endpointer(configuration: configuration)
-        guard audio.format.sampleRate == endpointer.format.sampleRate else {
-            throw PCMFormatError(expected: endpointer.format, actual: audio.format, context: "endpointer")
+        // An utterance that ended was handed on: it had a voice. One cut off by the end counts as `endOfInput` says.
+        if try endpointer.process(audio).hasEnded { return false }
+        return !endpointer.endOfInput() && endpointer.dismissedUtterances > 0
+    }
+
+    /// The input has ended (a file, a closed stream): an utterance still in progress without a voice is dismissed as
+    /// one ending on silence would be. Returns whether an utterance with its voice is still in progress, to be decoded.
+    @discardableResult
+    public func endOfInput() -> Bool {
+        guard decision == .inSpeech else { return false }
+        guard hasVoice else {
+            dismiss()
+            return false
         }
-        let samples = audio.downmixed().samples
-        let block = endpointer.frameLength * 10
-        var offset = 0
-        while offset < samples.count {
-            let end = min(samples.count, offset + block)
-            // An utterance that ended was handed on: it had a voice.
-            if try endpointer.process(PCMBuffer(format: endpointer.format, samples: Array(samples[offset..<end]))).hasEnded { return false }
-            offset = end
-        }
-        // One cut off by the end of the recording counts as the listener counts it: dismissed without a voice.
-        if endpointer.speechStartSample != nil { return !endpointer.hasVoice }
-        return endpointer.dismissedUtterances > 0
+        return true
     }
 
     /// Follows the room's noise floor from audio that is not being endpointed (while the appliance waits
@@ -381,13 +381,18 @@ public final class Endpointer {
         }
     }
 
-    /// Ends the utterance, or dismisses it when it has no voice (`hasVoice`): then the endpointer waits for speech
-    /// again, the utterance's last `leadingPadding` of audio kept as the padding a next start may need.
+    /// Ends the utterance, or dismisses it when it has no voice (`hasVoice`).
     private func end(_ reason: EndpointerDecision.Reason) {
         guard !hasVoice else {
             decision = .ended(reason: reason)
             return
         }
+        dismiss()
+    }
+
+    /// Drops the utterance in progress for want of a voice and waits for speech again, its last `leadingPadding` of
+    /// audio kept as the padding a next start may need.
+    private func dismiss() {
         dismissedUtterances += 1
         let kept = min(utterance.samples.count, paddingSamples)
         history = Array(utterance.samples.suffix(kept))

@@ -10,7 +10,7 @@ enum RecognizeCommand: Command {
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
                               [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--denoise DB] [--margin-room S|all]
-                              [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced]] [--json]
+                              [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
 
         Decodes each FILE (WAV, FLAC or any libsndfile format, any rate or channels; .raw = 16 kHz s16le

@@ -98,11 +98,8 @@ public final class UtteranceListener {
     /// The stream has ended: finishes an utterance in progress (speech cut off by the end of the input). One
     /// without the voice an utterance needs is dropped as the endpointer would have dismissed it: nil.
     public func finish() throws -> Transcript? {
-        guard endpointer.hasVoice else {
-            if endpointer.speechStartSample != nil { dismissedUtterances += 1 }
-            dropUtterance()
-            return nil
-        }
+        endpointer.endOfInput()
+        if endpointer.dismissedUtterances != dismissalsSeen { dropDismissed() }
         if decodesLive { return recognizing ? try finishLive() : nil }
         guard endpointer.speechStartSample != nil, !endpointer.utterance.samples.isEmpty else { return nil }
         return try streams ? finishStreaming() : finishWhole()
