@@ -344,7 +344,7 @@ function setUpTalk() {
       voice.heard = true;
       const text = typeof message.text === 'string' ? message.text : '';
       if (text && message.accepted !== false) voice.mine.setText(text);
-      else voice.mine.fail(text ? `${text} (not sure I heard that right)` : '(nothing heard)');
+      else voice.mine.fail(text ? `${text} (not sure I heard that right)` : message.reason ? `(nothing heard: ${message.reason})` : '(nothing heard)');
       voice.mine.item.dataset.confidence = String(message.acoustic_confidence ?? '');
     },
     onReply(message) {

@@ -41,7 +41,7 @@ enum ServerSetup {
         } catch {
             throw CommandFailure(message: "\(error)", exitCode: 73)
         }
-        let listening = recognizer.map { WebListening(recognizer: $0, synthesizer: synthesizer) }
+        let listening = recognizer.map { WebListening(recognizer: $0, synthesizer: synthesizer, endpointing: configuration.endpointing) }
         let openAPI = SpeechCLI.repositoryFile("docs/openapi.json").flatMap { try? [UInt8](Data(contentsOf: $0)) }
         let rooms: Rooms
         do {

@@ -22,6 +22,8 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
     let turns: TurnRunner
     private var connection: WebSocketConnection?
     private var recognizer: SpeechRecognizer?
+    /// Follows the press's audio beside the recogniser to tell whether it held a voice at all (nil: not judged).
+    private var voice: Endpointer?
     private var samplesSincePartial = 0
     private var lastPartial = ""
     private var pendingByte: UInt8?
@@ -57,6 +59,7 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             return
         }
         self.recognizer = recognizer
+        voice = try? Endpointer(configuration: listening.endpointing)
         do { try recognizer.startUtterance() } catch { fail("recogniser: \(error)", close: true) }
         send(["type": "listening"])
     }
@@ -78,7 +81,9 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
         samplesThisTurn += bytes.count / 2
         let samples = LittleEndianPCM.samples(bytes)
         do {
-            try recognizer.process(PCMBuffer(format: .speech, samples: samples))
+            let block = PCMBuffer(format: .speech, samples: samples)
+            try recognizer.process(block)
+            if (try? voice?.process(block)) == nil { voice = nil }
             samplesSincePartial += samples.count
             if samplesSincePartial >= Self.partialEvery {
                 samplesSincePartial = 0
@@ -115,6 +120,10 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             fail("recogniser: \(error)")
             return
         }
+        if onlyNoise() {
+            nothingHeard(context: context)
+            return
+        }
         let command = turns.speechUnderstanding.understand(transcript)
         send([
             "type": "transcript", "text": .string(transcript.text),
@@ -133,6 +142,32 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             let speech = try listening.replySpeech(result.reply)
             _ = connection?.send(binary: WAV.encode(speech))
             if !result.reply.isEmpty { roomReply?(speech) }
+        } catch {
+            fail("speaking: \(error)")
+        }
+    }
+
+    /// Whether the press held sound the appliance's endpointer dismisses (a knock, a click, a chime: no voice, or a
+    /// pitch that holds) and no utterance with a voice. A press in which it found no utterance at all (too quiet, or
+    /// too short for its noise floor) is not judged, and is decoded as before.
+    private func onlyNoise() -> Bool {
+        guard let voice else { return false }
+        self.voice = nil
+        if voice.decision.hasEnded { return false }  // an utterance with its voice was handed on
+        return !voice.endOfInput() && voice.dismissedUtterances > 0
+    }
+
+    /// The answer to a press without a voice: no command is decoded into it, the event log says why, and the page
+    /// gets an empty transcript and the apology, as for a press in which nothing was recognised.
+    private func nothingHeard(context: JSONObject) {
+        turns.recorder.record(.state, "Nothing heard", ["reason": "noise without a voice", "source": .string(TurnSource.web.rawValue)])
+        send(["type": "transcript", "text": "", "acoustic_confidence": 0, "accepted": false, "reason": "noise without a voice"])
+        let reply = TurnRunner.apology
+        // The conversation does not move: the response hands the page's context back, as for a turn not understood.
+        send(["type": "reply", "text": .string(reply), "accepted": false,
+              "response": ["output": ["text": [.string(reply)]], "context": .object(context)]])
+        do {
+            _ = connection?.send(binary: WAV.encode(try listening.replySpeech(reply)))
         } catch {
             fail("speaking: \(error)")
         }

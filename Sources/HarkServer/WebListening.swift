@@ -9,12 +9,16 @@ public final class WebListening: @unchecked Sendable {
     // @unchecked: the recogniser is only used by the holder of `busy`, which `lock` guards.
     private let recognizer: SpeechRecognizer
     let synthesizer: SpeechSynthesizer
+    /// The endpointer settings whose voice rule judges a press (`Endpointer.Configuration.minimumVoiced`): a press that
+    /// held only a knock or a chime is answered "nothing heard" rather than decoded into the nearest command.
+    let endpointing: Endpointer.Configuration
     private let lock = NSLock()
     private var busy = false
 
-    public init(recognizer: SpeechRecognizer, synthesizer: SpeechSynthesizer) {
+    public init(recognizer: SpeechRecognizer, synthesizer: SpeechSynthesizer, endpointing: Endpointer.Configuration = Endpointer.Configuration()) {
         self.recognizer = recognizer
         self.synthesizer = synthesizer
+        self.endpointing = endpointing
     }
 
     /// The recogniser, if no other browser is talking; give it back with `release()`.
