@@ -174,7 +174,14 @@ enum RunCommand: Command {
         _ setup: ApplianceParts, appliance: Appliance, synthesizer: SpeechSynthesizer, spoken: Bool, port: Int?
     ) throws -> ServerSetup.Started? {
         // Web push-to-talk gets a recogniser of its own, so it never waits for the microphone's.
-        let webRecognizer = try? SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: setup.configuration.recognitionOptions)
+        let webRecognizer: SpeechRecognizer?
+        do {
+            webRecognizer = try SpeechCLI.recognizer(workspace: setup.workspace, model: setup.speechModel, options: setup.configuration.recognitionOptions)
+        } catch {
+            // Typed turns still work; the page's push-to-talk answers "unavailable". Said once, not left to be found.
+            printError("hark: warning: the web page's push-to-talk is off: its recogniser could not be made: \(error)")
+            webRecognizer = nil
+        }
         let triggers = appliance.triggers
         var speak: (@Sendable (String) -> Bool)?
         var play: (@Sendable ([Int16]) -> Bool)?
