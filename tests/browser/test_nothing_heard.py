@@ -12,7 +12,7 @@ import wave
 import pytest
 from playwright.sync_api import expect
 
-from conftest import pages
+from conftest import pages, setting
 from test_web import pair
 
 RATE = 16000
@@ -43,7 +43,7 @@ def chime_page(base_url, artifacts, request, tmp_path):
     seconds = chime_wav(tmp_path / "chime.wav")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=os.environ.get("HARK_CHROMIUM", "/usr/bin/chromium"),
+            executable_path=setting("HARK_CHROMIUM", "/usr/bin/chromium"),
             args=["--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                   f"--use-file-for-fake-audio-capture={tmp_path / 'chime.wav'}%noloop", "--autoplay-policy=no-user-gesture-required"],
         )
