@@ -100,7 +100,7 @@ export class RoomsPanel {
         ui.ask.textContent = state === 'recording' ? 'Listening… let go to ask' : state === 'waiting' ? 'Asking…' : 'Hold to ask Hark';
       },
       onPartial: (text) => { if (text) ui.assistant.textContent = `You: ${text}…`; },
-      onTranscript: (message) => { ui.assistant.textContent = `You: ${message.text || '(nothing heard)'}`; },
+      onTranscript: (message) => { ui.assistant.textContent = `You: ${message.text || (message.reason ? `(nothing heard: ${message.reason})` : '(nothing heard)')}`; },
       onReply: (message) => {
         if (message.response?.context) this.context = message.response.context;
         ui.assistant.textContent = `Hark: ${message.text ?? ''}`;
