@@ -168,6 +168,9 @@ enum RecognizeCommand: Command {
                     audio = cleaned
                 }
                 var endpoint: (reason: String, dismissed: Int)?
+                // Whole files are decoded whatever they hold (the benchmark's way), but the reader is told when the
+                // appliance would not have decoded this one at all: only a knock or a chime, no voice.
+                var onlyNoise = false
                 let transcript: Transcript
                 if stream {
                     var endpointing = Endpointer.Configuration()
@@ -183,18 +186,23 @@ enum RecognizeCommand: Command {
                     transcript = try recognizer.decodeWhole(Array(audio.samples[split...]), background: Array(audio.samples[..<split]))
                 } else {
                     transcript = try recognizer.recognize(audio)
+                    onlyNoise = (try? Endpointer.heardOnlyNoise(audio)) == true
                 }
                 let command = understanding.understand(transcript)
                 if json {
                     var line = SpeechCLI.json(file: file, command: command)
-                    if let endpoint, case .object(var o) = line {
-                        o["endpoint"] = .string(endpoint.reason)
-                        o["dismissed"] = .number(Double(endpoint.dismissed))
+                    if case .object(var o) = line {
+                        if let endpoint {
+                            o["endpoint"] = .string(endpoint.reason)
+                            o["dismissed"] = .number(Double(endpoint.dismissed))
+                        }
+                        if onlyNoise { o["heard_only_noise"] = true }
                         line = .object(o)
                     }
                     Output.line(line.serialized())
                 } else {
                     print(SpeechCLI.text(file: file, command: command), terminator: "")
+                    if onlyNoise { print(Self.onlyNoiseNote) }
                 }
             } catch {
                 // One bad file does not lose the others' results; the exit code says something failed.
@@ -208,6 +216,9 @@ enum RecognizeCommand: Command {
         }
         return failures == 0 ? 0 : exitCode
     }
+
+    /// Said under a whole file's result when the endpointer finds only sound without a voice in it.
+    static let onlyNoiseNote = "  no voice in it: the appliance, the web page and the Wyoming server would dismiss this sound (a knock, a chime) without decoding it"
 
     /// `audio` through an endpointer and an `UtteranceListener` in 100 ms blocks, each handed over when the
     /// microphone would have delivered it (`PacedAudioSource`, as `hark run --input` does): the first

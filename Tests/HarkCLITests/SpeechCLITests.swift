@@ -72,7 +72,7 @@ struct SpeechCLITests {
         #expect(none.status == 65 && none.stderr.contains("no speech found"), "\(none.stderr)")
     }
 
-    @Test("hark recognize --stream skips a knock before the command and says so; --min-voiced 0 takes the knock; a knock alone is no speech")
+    @Test("hark recognize --stream skips a knock before the command and says so; --min-voiced 0 takes the knock; a knock alone is no speech, and decoded whole it is marked heard_only_noise")
     func recognizeStreamedAfterAKnock() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -101,6 +101,13 @@ struct SpeechCLITests {
 
         let nothing = try CLITests.hark(["recognize", "--json", "--stream", "--unpaced", alone])
         #expect(nothing.status == 65 && nothing.stderr.contains("no speech found (1 sound without a voice dismissed)"), "\(nothing.stderr)")
+        // Decoded whole (the benchmark's way) the knock still gets a decoding, and the reader is told the appliance would
+        // not have decoded it; the knock before the words changes nothing there.
+        let whole = try CLITests.hark(["recognize", "--json", alone, wav])
+        let lines = try whole.stdout.split(separator: "\n").map { try Self.json($0) }
+        #expect(lines.count == 2 && lines[0]["heard_only_noise"] as? Bool == true && lines[1]["heard_only_noise"] == nil, "\(whole.stdout)")
+        let told = try CLITests.hark(["recognize", alone])
+        #expect(told.status == 0 && told.stdout.contains("no voice in it: the appliance"), "\(told.stdout)")
         let wrong = try CLITests.hark(["recognize", "--stream", "--min-voiced", "-1", wav])
         #expect(wrong.status == 64 && wrong.stderr.contains("--min-voiced"), "\(wrong.stderr)")
         let misuse = try CLITests.hark(["recognize", "--min-voiced", "0.1", wav])
