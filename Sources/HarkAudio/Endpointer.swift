@@ -240,9 +240,17 @@ public final class Endpointer {
     /// - Throws: `ConfigurationError` for a configuration that cannot work, `PCMFormatError` for another rate.
     public static func heardOnlyNoise(_ audio: PCMBuffer, configuration: Configuration = Configuration()) throws -> Bool {
         let endpointer = try Endpointer(configuration: configuration)
+        try endpointer.process(audio)
+        return endpointer.heardOnlyNoiseAtEndOfInput()
+    }
+
+    /// The input has ended (`endOfInput`): whether all it held was sound this endpointer dismissed, with no utterance it
+    /// would hand on, as `heardOnlyNoise(_:configuration:)` judges a whole recording; for a stream fed bit by bit, such
+    /// as a push-to-talk press. No utterance found at all is not judged: false.
+    public func heardOnlyNoiseAtEndOfInput() -> Bool {
         // An utterance that ended was handed on: it had a voice. One cut off by the end counts as `endOfInput` says.
-        if try endpointer.process(audio).hasEnded { return false }
-        return !endpointer.endOfInput() && endpointer.dismissedUtterances > 0
+        if decision.hasEnded { return false }
+        return !endOfInput() && dismissedUtterances > 0
     }
 
     /// The input has ended (a file, a closed stream): an utterance still in progress without a voice is dismissed as

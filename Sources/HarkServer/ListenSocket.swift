@@ -113,14 +113,19 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
 
     private func finish(context: JSONObject) {
         guard let recognizer else { return }
+        let voice = self.voice
         self.recognizer = nil
+        self.voice = nil
         defer { listening.release() }
         let transcript: Transcript
         do { transcript = try recognizer.finishUtterance() } catch {
             fail("recogniser: \(error)")
             return
         }
-        if onlyNoise() {
+        // A press that held only a knock, a click or a chime (what the appliance's endpointer dismisses) and no voice.
+        // One in which the endpointer found no utterance at all (too quiet, or too short for its noise floor) is
+        // decoded as before.
+        if voice?.heardOnlyNoiseAtEndOfInput() == true {
             nothingHeard(context: context)
             return
         }
@@ -130,44 +135,34 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             "acoustic_confidence": .number((transcript.acousticConfidence * 1000).rounded() / 1000), "accepted": .bool(command.accepted),
         ])
         let result = turns.run(spoken: command, context: context, source: .web)
-        let response: JSONValue
-        if let dialog = result.dialog {
-            response = messageResponse(understanding: result.understanding, turn: dialog, alternateIntents: false)
-        } else {
-            response = ["output": ["text": [.string(result.reply)]], "context": .object(context)]
-        }
-        send(["type": "reply", "text": .string(result.reply), "accepted": .bool(result.accepted), "response": response])
-        do {
-            // Synthesised once: the asker's WAV and, asked from a room, what the room hears.
-            let speech = try listening.replySpeech(result.reply)
-            _ = connection?.send(binary: WAV.encode(speech))
-            if !result.reply.isEmpty { roomReply?(speech) }
-        } catch {
-            fail("speaking: \(error)")
-        }
-    }
-
-    /// Whether the press held sound the appliance's endpointer dismisses (a knock, a click, a chime: no voice, or a
-    /// pitch that holds) and no utterance with a voice. A press in which it found no utterance at all (too quiet, or
-    /// too short for its noise floor) is not judged, and is decoded as before.
-    private func onlyNoise() -> Bool {
-        guard let voice else { return false }
-        self.voice = nil
-        if voice.decision.hasEnded { return false }  // an utterance with its voice was handed on
-        return !voice.endOfInput() && voice.dismissedUtterances > 0
+        let response = result.dialog.map { messageResponse(understanding: result.understanding, turn: $0, alternateIntents: false) }
+            ?? Self.plainResponse(result.reply, context: context)
+        sendReply(result.reply, accepted: result.accepted, response: response, intoRoom: true)
     }
 
     /// The answer to a press without a voice: no command is decoded into it, the event log says why, and the page
-    /// gets an empty transcript and the apology, as for a press in which nothing was recognised.
+    /// gets an empty transcript and the apology, as for a press in which nothing was recognised; the room, if the
+    /// press came from one, hears nothing.
     private func nothingHeard(context: JSONObject) {
         turns.recorder.record(.state, "Nothing heard", ["reason": "noise without a voice", "source": .string(TurnSource.web.rawValue)])
         send(["type": "transcript", "text": "", "acoustic_confidence": 0, "accepted": false, "reason": "noise without a voice"])
-        let reply = TurnRunner.apology
-        // The conversation does not move: the response hands the page's context back, as for a turn not understood.
-        send(["type": "reply", "text": .string(reply), "accepted": false,
-              "response": ["output": ["text": [.string(reply)]], "context": .object(context)]])
+        sendReply(TurnRunner.apology, accepted: false, response: Self.plainResponse(TurnRunner.apology, context: context), intoRoom: false)
+    }
+
+    /// A turn's Watson response without a dialog turn (not understood, nothing heard): the reply, and the page's context
+    /// handed back unchanged, so the conversation does not move.
+    private static func plainResponse(_ reply: String, context: JSONObject) -> JSONValue {
+        ["output": ["text": [.string(reply)]], "context": .object(context)]
+    }
+
+    /// The `reply` message, then its speech as one WAV; asked from a room (and `intoRoom`), the room hears it too.
+    private func sendReply(_ reply: String, accepted: Bool, response: JSONValue, intoRoom: Bool) {
+        send(["type": "reply", "text": .string(reply), "accepted": .bool(accepted), "response": response])
         do {
-            _ = connection?.send(binary: WAV.encode(try listening.replySpeech(reply)))
+            // Synthesised once: the asker's WAV and, asked from a room, what the room hears.
+            let speech = try listening.replySpeech(reply)
+            _ = connection?.send(binary: WAV.encode(speech))
+            if intoRoom, !reply.isEmpty { roomReply?(speech) }
         } catch {
             fail("speaking: \(error)")
         }

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import HarkAudio
+import HarkTestSupport
 
 /// The voicing rule of the endpointer: `VoicingDetector` tells a voice's pitch from knocks and hiss, and an
 /// utterance followed by a clatter that keeps rising above the noise floor still ends.
@@ -184,11 +185,7 @@ import Foundation
 
     /// A chime: 880 Hz and its octave, decaying over 0.4 s.
     static func chime(seconds: Double) -> PCMBuffer {
-        let samples = (0..<Int(seconds * Double(rate))).map { i -> Int16 in
-            let t = Double(i) / Double(rate)
-            return Int16((sin(2 * Double.pi * 880 * t) + 0.5 * sin(2 * Double.pi * 1_760 * t)) * 6_000 * exp(-t / 0.4))
-        }
-        return PCMBuffer(format: .speech, samples: samples)
+        PCMBuffer(format: .speech, samples: TestSounds.chime(seconds: seconds, sampleRate: rate))
     }
 
     @Test func aToneWhosePitchHoldsIsDismissedAndAMovingPitchIsKept() throws {

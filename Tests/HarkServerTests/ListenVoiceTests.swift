@@ -4,6 +4,7 @@ import HarkAudio
 import HarkCore
 import HarkHTTPTestSupport
 import HarkSpeech
+import HarkTestSupport
 import Testing
 @testable import HarkServer
 
@@ -26,14 +27,6 @@ struct ListenVoiceTests {
     /// A knock: a burst of noise dying away in about 40 ms.
     static func knock() -> [Int16] {
         room(seconds: 0.25, amplitude: 8_000, seed: 7).enumerated().map { i, s in Int16(Double(s) * exp(-Double(i) / Double(rate) / 0.04)) }
-    }
-
-    /// A chime: 880 Hz and its octave, decaying over 0.4 s.
-    static func chime() -> [Int16] {
-        (0..<Int(0.6 * Double(rate))).map { i in
-            let t = Double(i) / Double(rate)
-            return Int16((sin(2 * Double.pi * 880 * t) + 0.5 * sin(2 * Double.pi * 1_760 * t)) * 6_000 * exp(-t / 0.4))
-        }
     }
 
     /// Presses the button over `sound` (with the room around it), lets go, and returns the socket's answer: the
@@ -74,7 +67,7 @@ struct ListenVoiceTests {
 
     @Test func aPressThatHeldOnlyAKnockOrAChimeIsNothingHeard() throws {
         let bench = try CompanionAPIHardeningTests.listeningBench(limits: ListenLimits())
-        for (name, sound) in [("knock", Self.knock()), ("chime", Self.chime())] {
+        for (name, sound) in [("knock", Self.knock()), ("chime", TestSounds.chime(seconds: 0.6))] {
             let before = try Self.nothingHeardEvents(bench)
             let answer = try Self.press(sound, bench: bench)
             #expect(answer.transcript["text"]?.stringValue == "", "\(name)")
