@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--denoise DB] [--margin-room S|all]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
 
@@ -38,6 +38,9 @@ enum RecognizeCommand: Command {
                             fits it much better than the grammar (english_margin below -0.5); fewer false accepts for
                             about 100 MiB and two to three times the processor time (docs/speech.md, "Any English as
                             the reference")
+          --other-speech P  give the grammar a branch any speech can take, each phone at probability P (0 < P ≤ 1), or
+                            off: an utterance that takes it is none of the workspace's sentences and is not decoded
+                            (other_speech in --json; docs/speech.md, "Speech outside the grammar")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")
@@ -120,6 +123,10 @@ enum RecognizeCommand: Command {
             return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }
         }, expected: "seconds, 0…30, or all")
         let anyEnglish = try args.option("--any-english", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let otherSpeech = try args.option("--other-speech", parse: { text -> Double?? in
+            if text == "off" { return .some(nil) }
+            return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
+        }, expected: "a probability per phone, above 0 and at most 1, or off")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
@@ -136,6 +143,11 @@ enum RecognizeCommand: Command {
         if let phoneLoop { options.phoneLoopAlongside = phoneLoop }
         if let marginRoom { options.marginRoom = marginRoom }
         if anyEnglish == true { options.anyEnglish = .standard }
+        switch otherSpeech {
+        case .some(.some(let probability)): options.otherSpeech = OtherSpeech(phoneProbability: probability)
+        case .some(.none): options.otherSpeech = nil
+        case .none: break
+        }
         switch noisyBelow {
         case .some(.some(let threshold)): options.noisy?.threshold = threshold
         case .some(.none): options.noisy = nil

@@ -157,6 +157,7 @@ enum SpeechCLI {
         if let margin = t.speechMargin { o["speech_margin"] = round(margin) }
         if let margin = t.nearMargin { o["near_margin"] = round(margin) }
         if let margin = t.englishMargin { o["english_margin"] = round(margin) }
+        if t.otherSpeech { o["other_speech"] = .bool(true) }
         if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
         o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["moderate_decoding"] = .bool(t.moderateDecoding)
@@ -198,6 +199,7 @@ enum SpeechCLI {
     }
 
     static func rejectionReason(_ c: SpokenCommand) -> String {
+        if c.transcript.otherSpeech { return OtherSpeech.reason }
         if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
         var reasons: [String] = []
         if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold {

@@ -74,6 +74,10 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// usual decoder (not the noisy-speech one) decodes are also decoded by the general model, on a third thread, and
     /// its verdict counts for those the acoustic point accepts.
     public var anyEnglish: AnyEnglish?
+    /// A branch of the grammar search for speech that is none of the sentences (`OtherSpeech`; `.standard` by default,
+    /// `nil`: none). An utterance that takes it comes back with no words (`Transcript.otherSpeech`). Grammar search
+    /// only, and not the noisy-speech decoder's.
+    public var otherSpeech: OtherSpeech?
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's
     /// general English language model decoding the same audio (`SpeechModel.generalLanguageModel`, with the full
@@ -222,8 +226,10 @@ public struct RecognitionOptions: Sendable, Equatable {
         search: Search = .grammar, cepstralMean: CepstralMean = .batch, measuresConfidence: Bool = true,
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, moderate: ModerateDecoding? = .standard,
-        phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil
+        phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil,
+        otherSpeech: OtherSpeech? = .standard
     ) {
+        self.otherSpeech = otherSpeech
         self.moderate = moderate
         self.anyEnglish = anyEnglish
         self.marginRoom = marginRoom

@@ -88,7 +88,8 @@ public final class SpeechRecognizer {
             guessed = lexicon.guessed
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let dictionary = scratch.appendingPathComponent("words.dict")
-            try lexicon.text.write(to: dictionary, atomically: true, encoding: .utf8)
+            let branchWords = options.search == .grammar ? options.otherSpeech.map { _ in OtherSpeech.dictionaryText } ?? "" : ""
+            try (lexicon.text + branchWords).write(to: dictionary, atomically: true, encoding: .utf8)
             arguments["-dict"] = dictionary.path
             grammar = built
         }
@@ -97,6 +98,7 @@ public final class SpeechRecognizer {
         let search: String
         var languageModel: URL?
         var finiteStateGrammar: URL?
+        var branchedGrammar: URL?
         switch options.search {
         case .grammar:
             search = "grammar"
@@ -109,8 +111,19 @@ public final class SpeechRecognizer {
                     throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
                 }
                 let file = scratch.appendingPathComponent("words.fsg")
-                try automaton.fsg(name: search).write(to: file, atomically: true, encoding: .utf8)
+                let text = automaton.fsg(name: search)
+                try text.write(to: file, atomically: true, encoding: .utf8)
                 finiteStateGrammar = file
+                // The usual and moderate-noise decoders search with the branch for other speech; the noisy-speech
+                // decoder without it (docs/speech.md, "Speech outside the grammar": in loud noise the branch fits the
+                // noise, and that decoder has judges of its own).
+                if let other = options.otherSpeech {
+                    let branched = scratch.appendingPathComponent("words-other.fsg")
+                    do { try other.adding(to: text).write(to: branched, atomically: true, encoding: .utf8) } catch let error as OtherSpeechError {
+                        throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
+                    }
+                    branchedGrammar = branched
+                }
             }
         case .languageModel:
             search = "ngram"
@@ -121,12 +134,12 @@ public final class SpeechRecognizer {
             search = "general"
             languageModel = model.generalLanguageModel
         }
-        func makeDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
+        func makeDecoder(_ arguments: [String: String], otherSpeech: Bool = true) throws -> PocketSphinxDecoder {
             let decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
             if let languageModel {
                 try decoder.addLanguageModel(name: search, file: languageModel)
             } else if let finiteStateGrammar {
-                try decoder.addFiniteStateGrammar(name: search, file: finiteStateGrammar)
+                try decoder.addFiniteStateGrammar(name: search, file: (otherSpeech ? branchedGrammar : nil) ?? finiteStateGrammar)
             } else {
                 try decoder.addGrammar(name: search, jsgf: grammar?.jsgf ?? "")
             }
@@ -152,7 +165,7 @@ public final class SpeechRecognizer {
         if let noisy = options.effectiveNoisy {
             var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
             if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
-            noisyDecoder = try makeDecoder(noisyArguments)
+            noisyDecoder = try makeDecoder(noisyArguments, otherSpeech: false)
             noisyPhoneDecoder = try makePhoneDecoder(noisyArguments)
             noisyConfidence = (model.noisyMeans != nil ? noisy.confidenceWithNoisyMeans : nil) ?? options.confidence
             noisyWordsConfidence = model.noisyMeans != nil ? noisy.wordsConfidenceWithNoisyMeans : nil
@@ -410,7 +423,9 @@ public final class SpeechRecognizer {
         let frames = decoder.frameCount
         var margin: Double?
         var phones: [PocketSphinxDecoder.Segment] = []
-        if options.measuresConfidence, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
+        // The path went through the branch for other speech: no sentence of the workspace fits, nothing to measure.
+        let otherSpeech = segments.contains { OtherSpeech.isBranchWord($0.word) }
+        if options.measuresConfidence, !otherSpeech, let hypothesis, !hypothesis.text.isEmpty, frames > 0 {
             phones = try measured ?? phoneLoop(decoder, audio: audio)
             margin = Self.margin(of: segments, reference: phones.reduce(0) { $0 + Double($1.acousticScore) }, frames: frames, decoder: decoder)
         }
@@ -477,6 +492,7 @@ public final class SpeechRecognizer {
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
         transcript.speechMargin = speechMargin
+        transcript.otherSpeech = otherSpeech
         transcript.nearMargin = nearMargin
         let start = min(leadingPadding, audio.count)
         transcript.recording = Array(audio[start..<min(audio.count, start + inputSamples)])

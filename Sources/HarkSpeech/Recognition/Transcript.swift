@@ -43,6 +43,10 @@ public struct Transcript: Sendable, Equatable {
     /// per frame minus the general English model's on the same audio; `nil` when that judge did not run (noisy speech,
     /// a margin the acoustic point rejects or above the judge's `judgedBelow`, or the judge off).
     public var englishMargin: Double?
+    /// Whether the search's best path went through the grammar's branch for other speech
+    /// (`RecognitionOptions.otherSpeech`): the audio is speech that none of the workspace's sentences fits, and
+    /// `text` is empty.
+    public var otherSpeech = false
     /// When the judge against any English ran: the acoustic confidence from the margins alone, before that judge had
     /// its say (`acousticConfidence` is the lower of the two). `SpeechUnderstanding` uses it for intents that take
     /// free words (`Workspace.freeTextIntents`).

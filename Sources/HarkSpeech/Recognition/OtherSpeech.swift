@@ -1,0 +1,82 @@
+import Foundation
+
+/// A way out of the grammar for speech that is none of the workspace's sentences: a branch from the grammar's
+/// start to its end that loops over the model's context-independent phones, searched together with the sentences.
+///
+/// Without it a grammar search has no rejection: every utterance comes back as the sentence that fits it least
+/// badly, and the acoustic margin (against the free phone loop of the confidence pass) is left to tell. On a small
+/// grammar that is not enough: the search keeps few hypotheses alive, PocketSphinx scores each frame against the best
+/// senone it evaluated, and silence and filler segments absorb the words a sentence lacks, so "who wrote hamlet"
+/// comes back as "kill the camera" with a margin a command would have (docs/speech.md, "Speech outside the grammar").
+/// In the same search, the branch and the sentences are scored against the same senones; when the branch explains
+/// the audio better than every sentence, less the price of its phones, the utterance was something else.
+public struct OtherSpeech: Sendable, Equatable {
+    /// The probability the branch gives each phone it goes through, shared among the phones (each gets this over
+    /// their number): the lower, the dearer the branch and the worse a sentence must fit before the branch wins.
+    public var phoneProbability: Double
+
+    public init(phoneProbability: Double) {
+        self.phoneProbability = phoneProbability
+    }
+
+    /// The setting chosen on tuning data (docs/speech.md, "Speech outside the grammar").
+    public static let standard = OtherSpeech(phoneProbability: 1)
+
+    /// Why an utterance that took the branch is not a command, as `hark recognize` and the appliance's `intent`
+    /// events say it.
+    public static let reason = "speech none of the workspace's sentences fits"
+
+    /// The branch's words start with this, so they are told apart from the workspace's (`SpeechRecognizer.spokenWord`
+    /// drops every word that starts with "[").
+    static let wordPrefix = "[other-"
+
+    /// The context-independent phones of the en-us model, the branch's words (one each).
+    static let phones = [
+        "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH", "IH", "IY", "JH", "K",
+        "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW", "V", "W", "Y", "Z", "ZH",
+    ]
+
+    /// Whether `word` (a PocketSphinx segment's word) is one of the branch's.
+    static func isBranchWord(_ word: String) -> Bool { word.hasPrefix(wordPrefix) }
+
+    /// The branch's words as dictionary lines, one phone each.
+    static var dictionaryText: String {
+        phones.map { "\(wordPrefix)\($0.lowercased())] \($0)\n" }.joined()
+    }
+
+    /// `fsg` (PocketSphinx's FSG text, as `WordAutomaton.fsg` writes it) with the branch added: one more state, reached
+    /// from the start state, looping over every phone word, leaving for the final state. Throws when `fsg` lacks its
+    /// header lines (a bug, not user input).
+    func adding(to fsg: String) throws(OtherSpeechError) -> String {
+        var lines = fsg.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func value(_ key: String) throws(OtherSpeechError) -> (index: Int, number: Int) {
+            guard let index = lines.firstIndex(where: { $0.hasPrefix(key + " ") }),
+                  let number = Int(lines[index].dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces))
+            else { throw OtherSpeechError.malformedGrammar(missing: key) }
+            return (index, number)
+        }
+        let states = try value("NUM_STATES")
+        let start = try value("START_STATE").number
+        let final = try value("FINAL_STATE").number
+        guard let end = lines.firstIndex(of: "FSG_END") else { throw OtherSpeechError.malformedGrammar(missing: "FSG_END") }
+        let loop = states.number
+        lines[states.index] = "NUM_STATES \(states.number + 1)"
+        let each = phoneProbability / Double(Self.phones.count)
+        var branch = ["TRANSITION \(start) \(loop) 1.0"]
+        branch += Self.phones.map { "TRANSITION \(loop) \(loop) \(each) \(Self.wordPrefix)\($0.lowercased())]" }
+        branch.append("TRANSITION \(loop) \(final) 1.0")
+        lines.insert(contentsOf: branch, at: end)
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The grammar text the branch was to be added to lacked a header line.
+public enum OtherSpeechError: Error, Equatable, CustomStringConvertible {
+    case malformedGrammar(missing: String)
+
+    public var description: String {
+        switch self {
+        case .malformedGrammar(let key): "the word automaton's FSG text has no \(key) line"
+        }
+    }
+}
