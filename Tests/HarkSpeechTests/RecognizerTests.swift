@@ -459,8 +459,10 @@ struct RecognizerTests {
         // webcam left on", 0.58) was rejected here only while each utterance inherited the front end's state
         // from the one before (see the next test): alone, it was accepted then too.
         #expect(rejected >= 3)
-        // With the branch (the default), measured: 0870, 0880, 0920 and 0930 take it; 0890 still decodes as a command.
-        #expect(other >= 4 && rejectedWithBranch >= 4, "\(other) took the branch, \(rejectedWithBranch) rejected")
+        // With the branch (the default, in the usual decoder only), measured: 0880 and 0930 take it; 0870 and 0920 read
+        // 22-26 dB (read speech without pauses) and go to the moderate-noise decoder, which has no branch; 0890 still
+        // decodes as a command.
+        #expect(other >= 2 && rejectedWithBranch >= 3, "\(other) took the branch, \(rejectedWithBranch) rejected")
     }
 
     @Test("An utterance decodes the same whatever the recogniser heard before it")

@@ -76,7 +76,7 @@ public struct RecognitionOptions: Sendable, Equatable {
     public var anyEnglish: AnyEnglish?
     /// A branch of the grammar search for speech that is none of the sentences (`OtherSpeech`; `.standard` by default,
     /// `nil`: none). An utterance that takes it comes back with no words (`Transcript.otherSpeech`). Grammar search
-    /// only, and not the noisy-speech decoder's.
+    /// only, and only the usual decoder's (clean speech), not the moderate-noise or noisy-speech decoder's.
     public var otherSpeech: OtherSpeech?
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's

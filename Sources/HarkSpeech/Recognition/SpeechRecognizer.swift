@@ -114,9 +114,9 @@ public final class SpeechRecognizer {
                 let text = automaton.fsg(name: search)
                 try text.write(to: file, atomically: true, encoding: .utf8)
                 finiteStateGrammar = file
-                // The usual and moderate-noise decoders search with the branch for other speech; the noisy-speech
-                // decoder without it (docs/speech.md, "Speech outside the grammar": in loud noise the branch fits the
-                // noise, and that decoder has judges of its own).
+                // The usual decoder (clean speech) searches with the branch for other speech; the moderate-noise and
+                // noisy-speech decoders without it (docs/speech.md, "Speech outside the grammar": in noise the branch
+                // fits the noise and takes real commands through the endpointer's cuts).
                 if let other = options.otherSpeech {
                     let branched = scratch.appendingPathComponent("words-other.fsg")
                     do { try other.adding(to: text).write(to: branched, atomically: true, encoding: .utf8) } catch let error as OtherSpeechError {
@@ -178,7 +178,7 @@ public final class SpeechRecognizer {
         if let moderate = options.effectiveModerate, let means = model.moderateMeans {
             var moderateArguments = arguments
             moderateArguments["-mean"] = means.path
-            moderateDecoder = try makeDecoder(moderateArguments)
+            moderateDecoder = try makeDecoder(moderateArguments, otherSpeech: false)
             moderatePhoneDecoder = try makePhoneDecoder(moderateArguments)
             moderateConfidence = moderate.confidence
         } else {
