@@ -47,9 +47,9 @@ public struct OtherSpeech: Sendable, Equatable {
     /// `fsg` (PocketSphinx's FSG text, as `WordAutomaton.fsg` writes it) with the branch added: one more state, reached
     /// from the start state, looping over every phone word, leaving for the final state. Throws when `fsg` lacks its
     /// header lines (a bug, not user input).
-    func adding(to fsg: String) throws(OtherSpeechError) -> String {
+    func adding(to fsg: String) throws -> String {
         var lines = fsg.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        func value(_ key: String) throws(OtherSpeechError) -> (index: Int, number: Int) {
+        func value(_ key: String) throws -> (index: Int, number: Int) {
             guard let index = lines.firstIndex(where: { $0.hasPrefix(key + " ") }),
                   let number = Int(lines[index].dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces))
             else { throw OtherSpeechError.malformedGrammar(missing: key) }
