@@ -69,14 +69,25 @@ public struct WordAutomaton: Sendable, Equatable {
 
     /// The automaton in PocketSphinx's FSG text format (`fsg_model_readfile`): one extra final state that
     /// every accepting state reaches by a null transition, every transition with probability 1.
-    public func fsg(name: String) -> String {
+    ///
+    /// With `loop`, a path beside the sentences: one more state, entered from the start state and left for the final
+    /// state by null transitions, that loops over each of `loop.words` with probability `loop.probability` (the
+    /// recogniser's branch for speech that is none of the sentences, HarkSpeech's `OtherSpeech`).
+    public func fsg(name: String, loop: (words: [String], probability: Double)? = nil) -> String {
         let final = stateCount
-        var lines = ["FSG_BEGIN \(name)", "NUM_STATES \(stateCount + 1)", "START_STATE \(start)", "FINAL_STATE \(final)"]
+        let states = stateCount + 1 + (loop == nil ? 0 : 1)
+        var lines = ["FSG_BEGIN \(name)", "NUM_STATES \(states)", "START_STATE \(start)", "FINAL_STATE \(final)"]
         for (state, edges) in transitions.enumerated() {
             for (word, target) in edges.sorted(by: { ($0.key, $0.value) < ($1.key, $1.value) }) {
                 lines.append("TRANSITION \(state) \(target) 1.0 \(words[word])")
             }
             if isFinal[state] { lines.append("TRANSITION \(state) \(final) 1.0") }
+        }
+        if let loop {
+            let looping = final + 1
+            lines.append("TRANSITION \(start) \(looping) 1.0")
+            lines += loop.words.map { "TRANSITION \(looping) \(looping) \(loop.probability) \($0)" }
+            lines.append("TRANSITION \(looping) \(final) 1.0")
         }
         lines.append("FSG_END")
         return lines.joined(separator: "\n") + "\n"

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A way out of the grammar for speech that is none of the workspace's sentences: a branch from the grammar's
 /// start to its end that loops over the model's context-independent phones, searched together with the sentences.
 ///
@@ -39,44 +37,16 @@ public struct OtherSpeech: Sendable, Equatable {
     /// Whether `word` (a PocketSphinx segment's word) is one of the branch's.
     static func isBranchWord(_ word: String) -> Bool { word.hasPrefix(wordPrefix) }
 
-    /// The branch's words as dictionary lines, one phone each.
+    /// The branch's words, one a phone ("[other-aa]" is AA).
+    static let words = phones.map { "\(wordPrefix)\($0.lowercased())]" }
+
+    /// The branch's words as dictionary lines.
     static var dictionaryText: String {
-        phones.map { "\(wordPrefix)\($0.lowercased())] \($0)\n" }.joined()
+        zip(words, phones).map { "\($0) \($1)\n" }.joined()
     }
 
-    /// `fsg` (PocketSphinx's FSG text, as `WordAutomaton.fsg` writes it) with the branch added: one more state, reached
-    /// from the start state, looping over every phone word, leaving for the final state. Throws when `fsg` lacks its
-    /// header lines (a bug, not user input).
-    func adding(to fsg: String) throws -> String {
-        var lines = fsg.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        func value(_ key: String) throws -> (index: Int, number: Int) {
-            guard let index = lines.firstIndex(where: { $0.hasPrefix(key + " ") }),
-                  let number = Int(lines[index].dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces))
-            else { throw OtherSpeechError.malformedGrammar(missing: key) }
-            return (index, number)
-        }
-        let states = try value("NUM_STATES")
-        let start = try value("START_STATE").number
-        let final = try value("FINAL_STATE").number
-        guard let end = lines.firstIndex(of: "FSG_END") else { throw OtherSpeechError.malformedGrammar(missing: "FSG_END") }
-        let loop = states.number
-        lines[states.index] = "NUM_STATES \(states.number + 1)"
-        let each = phoneProbability / Double(Self.phones.count)
-        var branch = ["TRANSITION \(start) \(loop) 1.0"]
-        branch += Self.phones.map { "TRANSITION \(loop) \(loop) \(each) \(Self.wordPrefix)\($0.lowercased())]" }
-        branch.append("TRANSITION \(loop) \(final) 1.0")
-        lines.insert(contentsOf: branch, at: end)
-        return lines.joined(separator: "\n")
-    }
-}
-
-/// The grammar text the branch was to be added to lacked a header line.
-public enum OtherSpeechError: Error, Equatable, CustomStringConvertible {
-    case malformedGrammar(missing: String)
-
-    public var description: String {
-        switch self {
-        case .malformedGrammar(let key): "the word automaton's FSG text has no \(key) line"
-        }
+    /// The branch as `WordAutomaton.fsg(name:loop:)` writes it: every word at the phone probability shared among them.
+    var loop: (words: [String], probability: Double) {
+        (Self.words, phoneProbability / Double(Self.phones.count))
     }
 }

@@ -88,7 +88,7 @@ public final class SpeechRecognizer {
             guessed = lexicon.guessed
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let dictionary = scratch.appendingPathComponent("words.dict")
-            let branchWords = options.search == .grammar ? options.otherSpeech.map { _ in OtherSpeech.dictionaryText } ?? "" : ""
+            let branchWords = options.search == .grammar && options.otherSpeech != nil ? OtherSpeech.dictionaryText : ""
             try (lexicon.text + branchWords).write(to: dictionary, atomically: true, encoding: .utf8)
             arguments["-dict"] = dictionary.path
             grammar = built
@@ -111,17 +111,14 @@ public final class SpeechRecognizer {
                     throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
                 }
                 let file = scratch.appendingPathComponent("words.fsg")
-                let text = automaton.fsg(name: search)
-                try text.write(to: file, atomically: true, encoding: .utf8)
+                try automaton.fsg(name: search).write(to: file, atomically: true, encoding: .utf8)
                 finiteStateGrammar = file
                 // The usual decoder (clean speech) searches with the branch for other speech; the moderate-noise and
                 // noisy-speech decoders without it (docs/speech.md, "Speech outside the grammar": in noise the branch
                 // fits the noise and takes real commands through the endpointer's cuts).
                 if let other = options.otherSpeech {
                     let branched = scratch.appendingPathComponent("words-other.fsg")
-                    do { try other.adding(to: text).write(to: branched, atomically: true, encoding: .utf8) } catch let error as OtherSpeechError {
-                        throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
-                    }
+                    try automaton.fsg(name: search, loop: other.loop).write(to: branched, atomically: true, encoding: .utf8)
                     branchedGrammar = branched
                 }
             }
