@@ -102,10 +102,15 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// (`RecognitionOptions.anyEnglish`): off by default, since it costs about 100 MiB, two to three times the
     /// decoding's processor time and a later answer to long commands.
     public var anyEnglish = false
+    /// Whether a clean utterance is also read with the workspace's words in any order, and a command the two readings
+    /// disagree on is not run (`RecognitionOptions.secondReading`): off by default, since it turns away some commands
+    /// heard through a poor channel and costs about three quarters more processor time (docs/speech.md, "A second reading").
+    public var secondReading = false
 
-    /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish`.
+    /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish` and
+    /// the second reading when `secondReading`.
     public var recognitionOptions: RecognitionOptions {
-        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil)
+        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil, secondReading: secondReading)
     }
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
     public var intentThreshold = Understanding.reportingThreshold
@@ -252,6 +257,7 @@ extension ApplianceConfiguration {
                     "noisy_means": { v, p throws(ConfigurationError) in c.noisyMeans = try reader.optionalString(v, p) },
                     "moderate_means": { v, p throws(ConfigurationError) in c.moderateMeans = try reader.optionalString(v, p) },
                     "any_english": { v, p throws(ConfigurationError) in c.anyEnglish = try reader.bool(v, p) },
+                    "second_reading": { v, p throws(ConfigurationError) in c.secondReading = try reader.bool(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
                     "intent_threshold": { v, p throws(ConfigurationError) in c.intentThreshold = try reader.number(v, p, in: 0...1) },
                 ])

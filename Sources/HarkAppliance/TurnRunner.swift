@@ -85,6 +85,7 @@ public final class TurnRunner: Sendable {
             if let snr = t.signalToNoise { data["snr_db"] = .number(rounded(snr, 1)) }
             if let margin = t.englishMargin { data["english_margin"] = .number(rounded(margin)) }
             if t.otherSpeech { data["other_speech"] = .bool(true) }
+            if let reading = t.secondReading { data["second_reading"] = .string(reading) }
             data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
             if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }
             if let heard = t.utteranceSeconds { data["utterance_seconds"] = .number(rounded(heard)) }
@@ -92,6 +93,7 @@ public final class TurnRunner: Sendable {
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.
                 let why = t.otherSpeech ? OtherSpeech.reason : t.text.isEmpty ? "nothing recognised"
+                    : spoken.readsOtherwise ? SecondReading.reason(t.secondReading ?? "", intent: spoken.secondReadingIntent)
                     : spoken.acousticConfidence < thresholds.acoustic
                         ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(thresholds.acoustic))"
                             + (t.turnedAwayAgainstEnglish(threshold: thresholds.acoustic).map { " (any English fits better: margin \(format($0)))" } ?? "")

@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--denoise DB] [--margin-room S|all]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading on|off] [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
 
@@ -41,6 +41,13 @@ enum RecognizeCommand: Command {
           --other-speech P  give the grammar a branch any speech can take, each phone at probability P (0 < P ≤ 1), or
                             off: an utterance that takes it is none of the workspace's sentences and is not decoded
                             (other_speech in --json; docs/speech.md, "Speech outside the grammar")
+          --second-reading W
+                            off (default) or on: clean utterances are also decoded with the workspace's words in any
+                            order (a trigram model of its sentences), and a command whose two readings mean different
+                            intents is not accepted: far fewer paraphrases run as the wrong command, a few right ones
+                            and commands heard through a poor channel are turned away, about 75% more processor time
+                            (second_reading, second_reading_margin and second_reading_intent in --json; workspaces of
+                            two intents or more; docs/speech.md, "A second reading")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")
@@ -127,6 +134,7 @@ enum RecognizeCommand: Command {
             if text == "off" { return .some(nil) }
             return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
         }, expected: "a probability per phone, above 0 and at most 1, or off")
+        let secondReading = try args.option("--second-reading", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
@@ -143,6 +151,7 @@ enum RecognizeCommand: Command {
         if let phoneLoop { options.phoneLoopAlongside = phoneLoop }
         if let marginRoom { options.marginRoom = marginRoom }
         if anyEnglish == true { options.anyEnglish = .standard }
+        if let secondReading { options.secondReading = secondReading }
         switch otherSpeech {
         case .some(.some(let probability)): options.otherSpeech = OtherSpeech(phoneProbability: probability)
         case .some(.none): options.otherSpeech = nil

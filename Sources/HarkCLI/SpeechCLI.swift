@@ -158,6 +158,8 @@ enum SpeechCLI {
         if let margin = t.nearMargin { o["near_margin"] = round(margin) }
         if let margin = t.englishMargin { o["english_margin"] = round(margin) }
         if t.otherSpeech { o["other_speech"] = .bool(true) }
+        if let reading = t.secondReading { o["second_reading"] = .string(reading) }
+        if let margin = t.secondReadingMargin { o["second_reading_margin"] = round(margin) }
         if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
         o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["moderate_decoding"] = .bool(t.moderateDecoding)
@@ -174,6 +176,7 @@ enum SpeechCLI {
         transcriptFields(command.transcript, into: &o)
         o["intents"] = .array(command.understanding.reportedIntents(alternates: false).map(\.json))
         o["entities"] = .array(command.understanding.entities.map(\.json))
+        if command.secondReading != nil { o["second_reading_intent"] = command.secondReadingIntent.map { .string($0) } ?? .null }
         o["accepted"] = .bool(command.accepted)
         return .object(o)
     }
@@ -194,6 +197,10 @@ enum SpeechCLI {
         }
         let entities = command.understanding.entities.map { "@\($0.entity):\($0.value)" }
         out += entities.isEmpty ? "\n" : "  " + entities.joined(separator: " ") + "\n"
+        if let reading = t.secondReading {
+            let meaning = command.secondReading?.intents.first.map { String(format: "#%@ %.4f", $0.intent, $0.confidence) } ?? "no intent"
+            out += "  second reading: \"\(reading)\"  \(meaning)\n"
+        }
         out += command.accepted ? "  accepted\n" : "  rejected (\(rejectionReason(command)))\n"
         return out
     }
@@ -201,6 +208,7 @@ enum SpeechCLI {
     static func rejectionReason(_ c: SpokenCommand) -> String {
         if c.transcript.otherSpeech { return OtherSpeech.reason }
         if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
+        if c.readsOtherwise, let words = c.transcript.secondReading { return SecondReading.reason(words, intent: c.secondReadingIntent) }
         var reasons: [String] = []
         if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold {
             if let english = c.transcript.turnedAwayAgainstEnglish(threshold: SpeechUnderstanding.defaultAcousticThreshold) {

@@ -47,6 +47,17 @@ struct ApplianceConfigurationTests {
         }
     }
 
+    @Test("the second reading is off unless the configuration turns it on, and then the recognisers use it")
+    func secondReading() throws {
+        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
+        #expect(try !ApplianceConfiguration.parse("{}", source: source).recognitionOptions.secondReading)
+        let on = try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": true } }"#, source: source)
+        #expect(on.secondReading && on.recognitionOptions.secondReading)
+        #expect(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": 1 } }"#, source: source)
+        }
+    }
+
     @Test("an empty object is the defaults")
     func empty() throws {
         #expect(try ApplianceConfiguration.parse("{}", source: nil) == ApplianceConfiguration())

@@ -191,6 +191,12 @@ struct SpeechCLITests {
             #expect(((o["intents"] as? [[String: Any]])?.first?["intent"]) as? String == "OnLight")
             #expect(o["accepted"] as? Bool == true)
         }
+        // With the second reading, the clean clip reads the same both ways and is still accepted; its fields are there.
+        let read = try Self.json(try CLITests.hark(["recognize", "--json", "--second-reading", "on", wav]).stdout.split(separator: "\n")[0])
+        #expect(read["second_reading"] as? String == "turn on the light" && read["second_reading_intent"] as? String == "OnLight", "\(read)")
+        #expect(read["second_reading_margin"] is Double && read["accepted"] as? Bool == true, "\(read)")
+        let badReading = try CLITests.hark(["recognize", "--second-reading", "maybe", wav])
+        #expect(badReading.status == 64 && badReading.stderr.contains("--second-reading"), "\(badReading.stderr)")
         // The human-readable form lists the margins too.
         let readable = try CLITests.hark(["recognize", wav])
         #expect(readable.status == 0 && readable.stdout.contains("acoustic margin per word: turn "), "\(readable.stdout)")

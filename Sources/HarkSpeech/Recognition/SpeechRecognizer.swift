@@ -37,6 +37,8 @@ public final class SpeechRecognizer {
     let noisyPhoneDecoder: PocketSphinxDecoder?
     /// The general English decoding of `options.anyEnglish` (nil without that judge), shared in the process.
     let english: EnglishReference?
+    /// The decoder of `options.secondReading` (a trigram model of the workspace's sentences), nil when it does not run.
+    let readingDecoder: PocketSphinxDecoder?
     let mainSearch: String
     let initialMean: [Float]
     /// Streaming mean: the decoder pair chosen for the utterance once its first `meanSeconds` have arrived (nil
@@ -190,6 +192,20 @@ public final class SpeechRecognizer {
             self.english = try EnglishReference.shared(arguments: english, languageModel: model.generalLanguageModel)
         } else {
             self.english = nil
+        }
+        // The second reading: the usual decoder's settings and dictionary, the workspace's words in any order.
+        if options.secondReading, options.search == .grammar, options.cepstralMean == .batch, let grammar,
+           workspace.intents.filter({ !$0.examples.isEmpty }).count >= 2 {
+            let file = scratch.appendingPathComponent("reading.arpa")
+            try grammar.arpaLanguageModel().write(to: file, atomically: true, encoding: .utf8)
+            var readingArguments = arguments
+            for (key, value) in SecondReading.decoderArguments { readingArguments[key] = value }
+            let reading = try PocketSphinxDecoder(arguments: readingArguments.keys.sorted().flatMap { [$0, readingArguments[$0] ?? ""] })
+            try reading.addLanguageModel(name: SecondReading.search, file: file)
+            try reading.useSearch(SecondReading.search)
+            readingDecoder = reading
+        } else {
+            readingDecoder = nil
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -368,6 +384,9 @@ public final class SpeechRecognizer {
         // thread, from the start: waiting for the grammar's margin first would put its whole decoding after the
         // grammar's, past the endpointer's budget for a long order (docs/speech.md, "Any English as the reference").
         let englishPass = decoder === self.decoder ? english?.start(audio, background: background) : nil
+        // The second reading, likewise on a thread of its own from the start (`SecondReading`).
+        let readingPass = decoder === self.decoder ? readingDecoder.map { SecondReadingPass(decoder: $0, audio: audio, background: background) } : nil
+        readingPass?.start()
         let grammar = Result { () throws -> Void in try decoder.decodeUtterance(audio, background: background) }
         // Whichever pass ends first finds which frames the phone pass kept, on its own front end (same settings).
         let phoneFramesHere = alongside?.claimReplay() == true
@@ -380,6 +399,18 @@ public final class SpeechRecognizer {
                                     leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
                                     phones: try phones?.segments.get(), keptFrames: keptFrames)
         if let englishPass { try judgeAgainstEnglish(&result, grammar: decoder, pass: englishPass) }
+        if let readingPass {
+            // Always waited for, so that the transcript counts its processor time and no decoding outlives the call.
+            let waiting = DecodeClock()
+            let read = readingPass.wait()
+            result.decodeMilliseconds += waiting.elapsed().wall * 1000
+            result.decodeCPUMilliseconds += read.cpuSeconds * 1000
+            let reading = try read.read.get()
+            result.secondReading = reading.words
+            if let score = reading.score, !result.text.isEmpty {
+                result.secondReadingMargin = Self.margin(of: decoder.segments(), reference: 0, frames: decoder.frameCount, decoder: decoder) - score
+            }
+        }
         return result
     }
 

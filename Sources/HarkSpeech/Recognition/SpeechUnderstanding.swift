@@ -11,8 +11,15 @@ public struct SpokenCommand: Sendable {
     /// (`Workspace.freeTextIntents`) the margins' alone (`Transcript.marginConfidence`).
     public var acousticConfidence: Double
     public var intentConfidence: Double { understanding.intents.first?.confidence ?? 0 }
-    /// Both confidences reached their thresholds.
+    /// The matcher's reading of the second reading's words (`Transcript.secondReading`), when it ran.
+    public var secondReading: Understanding?
+    /// Both confidences reached their thresholds, and a second reading did not mean another intent.
     public var accepted: Bool
+    /// Both confidences reached their thresholds but the second reading's words mean another intent, or none that
+    /// reaches the intent threshold: the grammar's sentence may only be the nearest in sound (`SecondReading`).
+    public var readsOtherwise = false
+    /// The second reading's intent when it reaches the intent threshold (what a rejection names).
+    public var secondReadingIntent: String?
 }
 
 /// Joins speech to the language engine: a transcript's text goes through the same `Matcher` as typed text
@@ -53,7 +60,16 @@ public struct SpeechUnderstanding: Sendable {
         if let top = understanding.intents.first?.intent, freeTextIntents.contains(top), let margins = transcript.marginConfidence {
             acoustic = margins
         }
-        let accepted = !transcript.text.isEmpty && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
-        return SpokenCommand(transcript: transcript, understanding: understanding, acousticConfidence: acoustic, accepted: accepted)
+        let passed = !transcript.text.isEmpty && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
+        var command = SpokenCommand(transcript: transcript, understanding: understanding, acousticConfidence: acoustic,
+                                    secondReading: transcript.secondReading.map { matcher.understand($0) }, accepted: passed)
+        if passed, let reading = command.secondReading {
+            command.secondReadingIntent = reading.intents.first.flatMap { $0.confidence >= intentThreshold ? $0.intent : nil }
+            if command.secondReadingIntent != command.intent?.intent {
+                command.readsOtherwise = true
+                command.accepted = false
+            }
+        }
+        return command
     }
 }

@@ -47,6 +47,12 @@ public struct Transcript: Sendable, Equatable {
     /// (`RecognitionOptions.otherSpeech`): the audio is speech that none of the workspace's sentences fits, and
     /// `text` is empty.
     public var otherSpeech = false
+    /// The second reading's words (`RecognitionOptions.secondReading`): the same audio decoded with the workspace's
+    /// words in any order; `nil` when it did not run (noisy speech, streaming, a workspace of one intent, or off).
+    public var secondReading: String?
+    /// The grammar path's acoustic score per frame minus the second reading's on the same audio (negative: the free
+    /// reading's words fit the sound better); nil when either found no path.
+    public var secondReadingMargin: Double?
     /// When the judge against any English ran: the acoustic confidence from the margins alone, before that judge had
     /// its say (`acousticConfidence` is the lower of the two). `SpeechUnderstanding` uses it for intents that take
     /// free words (`Workspace.freeTextIntents`).

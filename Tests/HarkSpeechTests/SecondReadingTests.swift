@@ -1,0 +1,98 @@
+import Foundation
+import HarkAudio
+import HarkCore
+import Testing
+
+@testable import HarkSpeech
+
+/// The second reading of a clean utterance with the workspace's words in any order (`SecondReading`), and the
+/// understanding's check that both readings mean the same command.
+@Suite("A second reading")
+struct SecondReadingTests {
+    static func transcript(_ text: String, reading: String?) -> Transcript {
+        var t = Transcript(text: text, words: [], acousticConfidence: 0.9, acousticMargin: -1.5, audioSeconds: 1.5, decodeMilliseconds: 10)
+        t.secondReading = reading
+        return t
+    }
+
+    @Test("A command runs only when the second reading means the same intent")
+    func understandingChecksTheReading() throws {
+        let understanding = SpeechUnderstanding(workspace: try Workspace.load(from: RecognitionFixtures.home))
+        let same = understanding.understand(Self.transcript("turn on the light", reading: "turn the light on"))
+        #expect(same.accepted && !same.readsOtherwise && same.intent?.intent == "OnLight" && same.secondReadingIntent == "OnLight")
+
+        let other = understanding.understand(Self.transcript("turn on the light", reading: "turn off the light"))
+        #expect(!other.accepted && other.readsOtherwise)
+        #expect(other.intent?.intent == "OnLight" && other.secondReadingIntent == "OffLight")
+        #expect(SecondReading.reason("turn off the light", intent: other.secondReadingIntent) == "the words could also be “turn off the light”, #OffLight")
+
+        // Words that mean no command, or nothing read at all, are no confirmation either.
+        let nothing = understanding.understand(Self.transcript("turn on the light", reading: ""))
+        #expect(!nothing.accepted && nothing.readsOtherwise && nothing.secondReadingIntent == nil)
+        #expect(SecondReading.reason("", intent: nil) == "the words could also be “”, no command")
+
+        // Without a second reading (noisy speech, streaming, off) the two confidences decide alone.
+        let unread = understanding.understand(Self.transcript("turn on the light", reading: nil))
+        #expect(unread.accepted && !unread.readsOtherwise && unread.secondReading == nil)
+
+        // A command the confidences already turn away is not "read otherwise": its own reason stands.
+        var unsure = Self.transcript("turn on the light", reading: "turn off the light")
+        unsure.acousticConfidence = 0.1
+        let rejected = understanding.understand(unsure)
+        #expect(!rejected.accepted && !rejected.readsOtherwise)
+    }
+
+    @Test("A paraphrase the grammar hears as another command is not run; a command of the workspace is")
+    func spokenParaphrase() throws {
+        let workspace = try Workspace.load(from: RecognitionFixtures.home)
+        let understanding = SpeechUnderstanding(workspace: workspace)
+        let synthesizer = try SpeechSynthesizer()
+        let reading = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
+        let grammarOnly = try SpeechRecognizer(workspace: workspace, pronunciations: HomeWords())
+
+        // "lights out please" is no sentence of home.json; the nearest in sound is "lights on please".
+        let paraphrase = try synthesizer.synthesize("lights out please").converted(to: .speech)
+        let alone = understanding.understand(try grammarOnly.recognize(paraphrase))
+        #expect(alone.transcript.secondReading == nil, "off by default")
+        #expect(alone.accepted && alone.intent?.intent == "OnLight", "the grammar alone runs the wrong command: \(alone.transcript.text)")
+        let checked = understanding.understand(try reading.recognize(paraphrase))
+        #expect(!checked.accepted && checked.readsOtherwise, "\(checked.transcript.text) / \(checked.transcript.secondReading ?? "-")")
+        #expect(checked.secondReadingIntent == "OffLight", "the second reading hears what was said: \(checked.transcript.secondReading ?? "-")")
+
+        // A sentence of the workspace reads the same both ways and runs.
+        let command = understanding.understand(try reading.recognize(try synthesizer.synthesize("shut off the lamp").converted(to: .speech)))
+        #expect(command.accepted && command.intent?.intent == "OffLight" && command.secondReadingIntent == "OffLight")
+        #expect(command.transcript.secondReading != nil)
+    }
+
+    @Test("No second reading where it cannot disagree or does not run: one intent, noisy speech, streaming")
+    func whereItDoesNotRun() throws {
+        let synthesizer = try SpeechSynthesizer()
+        let audio = try synthesizer.synthesize("stop").converted(to: .speech)
+        let oneIntent = Workspace(name: "one", intents: [Intent(name: "stop", examples: [IntentExample(text: "stop"), IntentExample(text: "halt now")])])
+        let single = try SpeechRecognizer(workspace: oneIntent, options: RecognitionOptions(secondReading: true))
+        #expect(single.readingDecoder == nil)
+        #expect(try single.recognize(audio).secondReading == nil)
+
+        let robot = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(secondReading: true))
+        #expect(robot.readingDecoder != nil)
+        #expect(try robot.recognize(audio).secondReading == "stop")
+        let streaming = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .defaultStreaming, secondReading: true))
+        #expect(streaming.readingDecoder == nil)
+
+        // Speech in noise goes to the noisy-speech decoder, which has no second reading: the command with white
+        // noise (a fixed generator) about as loud as the voice.
+        let voice = try synthesizer.synthesize("turn on the light").converted(to: .speech)
+        let level = (voice.samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(voice.samples.count)).squareRoot()
+        var seed: UInt64 = 7
+        let noisy = (Array(repeating: Int16(0), count: 8_000) + voice.samples + Array(repeating: 0, count: 8_000)).map { sample -> Int16 in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let uniform = Double(seed >> 11) / Double(1 << 53) * 2 - 1
+            return Int16(clamping: Int(Double(sample) + uniform * level * 1.7))
+        }
+        let home = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
+        let heard = try home.recognize(PCMBuffer(format: .speech, samples: noisy))
+        #expect(heard.noisyDecoding || heard.moderateDecoding, "SNR \(heard.signalToNoise ?? .nan)")
+        #expect(heard.secondReading == nil)
+    }
+}
