@@ -83,16 +83,21 @@ struct SecondReadingTests {
         // Speech in noise goes to the noisy-speech decoder, which has no second reading: the command with white
         // noise (a fixed generator) about as loud as the voice.
         let voice = try synthesizer.synthesize("turn on the light").converted(to: .speech)
-        let level = (voice.samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(voice.samples.count)).squareRoot()
+        var energy = 0.0
+        for sample in voice.samples { energy += Double(sample) * Double(sample) }
+        let level = (energy / Double(voice.samples.count)).squareRoot()
+        let quiet = [Int16](repeating: 0, count: 8_000)
+        var noisy: [Int16] = []
         var seed: UInt64 = 7
-        let noisy = (Array(repeating: Int16(0), count: 8_000) + voice.samples + Array(repeating: 0, count: 8_000)).map { sample -> Int16 in
+        for sample in quiet + voice.samples + quiet {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            let uniform = Double(seed >> 11) / Double(1 << 53) * 2 - 1
-            return Int16(clamping: Int(Double(sample) + uniform * level * 1.7))
+            let uniform: Double = Double(seed >> 11) / 9007199254740992.0 * 2 - 1
+            let value: Double = Double(sample) + uniform * level * 1.7
+            noisy.append(Int16(clamping: Int(value)))
         }
         let home = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
         let heard = try home.recognize(PCMBuffer(format: .speech, samples: noisy))
-        #expect(heard.noisyDecoding || heard.moderateDecoding, "SNR \(heard.signalToNoise ?? .nan)")
+        #expect(heard.noisyDecoding || heard.moderateDecoding, "SNR \(heard.signalToNoise ?? Double.nan)")
         #expect(heard.secondReading == nil)
     }
 }
