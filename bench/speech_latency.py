@@ -136,6 +136,8 @@ MODES = {
                       True, ["--cmn", "batch", "--voicing", "off"]),
     "silence-english": ("during the silence, with the judge against any English (`--any-english on`)", 0.3, True,
                         ["--cmn", "batch", "--any-english", "on"]),
+    "silence-reading": ("during the silence, with the second reading (`--second-reading on`)", 0.3, True,
+                        ["--cmn", "batch", "--second-reading", "on"]),
 }
 
 

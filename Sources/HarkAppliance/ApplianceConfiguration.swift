@@ -104,7 +104,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var anyEnglish = false
     /// Whether a clean utterance is also read with the workspace's words in any order, and a command the two readings
     /// disagree on is not run (`RecognitionOptions.secondReading`): off by default, since it turns away some commands
-    /// heard through a poor channel and costs about three quarters more processor time (docs/speech.md, "A second reading").
+    /// heard through a poor channel and about doubles the processor time of a clean command (docs/speech.md, "A second reading").
     public var secondReading = false
 
     /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish` and

@@ -45,7 +45,7 @@ enum RecognizeCommand: Command {
                             off (default) or on: clean utterances are also decoded with the workspace's words in any
                             order (a trigram model of its sentences), and a command whose two readings mean different
                             intents is not accepted: far fewer paraphrases run as the wrong command, a few right ones
-                            and commands heard through a poor channel are turned away, about 75% more processor time
+                            and commands heard through a poor channel are turned away, about twice the processor time
                             (second_reading, second_reading_margin and second_reading_intent in --json; workspaces of
                             two intents or more; docs/speech.md, "A second reading")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
