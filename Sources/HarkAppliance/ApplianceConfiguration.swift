@@ -102,7 +102,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// (`RecognitionOptions.anyEnglish`): off by default, since it costs about 100 MiB, two to three times the
     /// decoding's processor time and a later answer to long commands.
     public var anyEnglish = false
-    /// Whether a clean utterance is also read with the workspace's words in any order, and a command the two readings
+    /// Whether an utterance above 20 dB is also read with the workspace's words in any order, and a command the two readings
     /// disagree on is not run (`RecognitionOptions.secondReading`): off by default, since it turns away some commands
     /// heard through a poor channel and about doubles the processor time of a clean command (docs/speech.md, "A second reading").
     public var secondReading = false

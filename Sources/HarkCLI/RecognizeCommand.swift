@@ -42,7 +42,7 @@ enum RecognizeCommand: Command {
                             off: an utterance that takes it is none of the workspace's sentences and is not decoded
                             (other_speech in --json; docs/speech.md, "Speech outside the grammar")
           --second-reading W
-                            off (default) or on: clean utterances are also decoded with the workspace's words in any
+                            off (default) or on: utterances above 20 dB are also decoded with the workspace's words in any
                             order (a trigram model of its sentences), and a command whose two readings mean different
                             intents is not accepted: far fewer paraphrases run as the wrong command, a few right ones
                             and commands heard through a poor channel are turned away, about twice the processor time

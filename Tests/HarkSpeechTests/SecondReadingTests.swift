@@ -65,7 +65,7 @@ struct SecondReadingTests {
         #expect(command.transcript.secondReading != nil)
     }
 
-    @Test("No second reading where it cannot disagree or does not run: one intent, noisy speech, streaming")
+    @Test("No second reading where it cannot disagree or does not run (one intent, noisy speech, streaming); one in moderate noise")
     func whereItDoesNotRun() throws {
         let synthesizer = try SpeechSynthesizer()
         let audio = try synthesizer.synthesize("stop").converted(to: .speech)
@@ -80,24 +80,32 @@ struct SecondReadingTests {
         let streaming = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .defaultStreaming, secondReading: true))
         #expect(streaming.readingDecoder == nil)
 
-        // Speech in noise goes to the noisy-speech decoder, which has no second reading: the command with white
-        // noise (a fixed generator) about as loud as the voice.
+        // Speech in noise: white noise (a fixed generator) under the command. About as loud as the voice, it goes to the
+        // noisy-speech decoder, which has no second reading; far quieter, to the moderate-noise decoder, which has one.
         let voice = try synthesizer.synthesize("turn on the light").converted(to: .speech)
         var energy = 0.0
         for sample in voice.samples { energy += Double(sample) * Double(sample) }
         let level = (energy / Double(voice.samples.count)).squareRoot()
-        let quiet = [Int16](repeating: 0, count: 8_000)
-        var noisy: [Int16] = []
-        var seed: UInt64 = 7
-        for sample in quiet + voice.samples + quiet {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            let uniform: Double = Double(seed >> 11) / 9007199254740992.0 * 2 - 1
-            let value: Double = Double(sample) + uniform * level * 1.7
-            noisy.append(Int16(clamping: Int(value)))
+        func mixed(noise: Double) -> PCMBuffer {
+            let quiet = [Int16](repeating: 0, count: 8_000)
+            var samples: [Int16] = []
+            var seed: UInt64 = 7
+            for sample in quiet + voice.samples + quiet {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                let uniform: Double = Double(seed >> 11) / 9007199254740992.0 * 2 - 1
+                let value: Double = Double(sample) + uniform * level * noise
+                samples.append(Int16(clamping: Int(value)))
+            }
+            return PCMBuffer(format: .speech, samples: samples)
         }
-        let home = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
-        let heard = try home.recognize(PCMBuffer(format: .speech, samples: noisy))
-        #expect(heard.noisyDecoding || heard.moderateDecoding, "SNR \(heard.signalToNoise ?? Double.nan)")
-        #expect(heard.secondReading == nil)
+        let home = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), model: ModerateDecodingTests.shipped,
+                                        options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
+        #expect(home.moderateReadingDecoder != nil)
+        let loud = try home.recognize(mixed(noise: 1.7))
+        #expect(loud.noisyDecoding, "SNR \(loud.signalToNoise ?? Double.nan)")
+        #expect(loud.secondReading == nil)
+        let mild = try home.recognize(mixed(noise: 0.04))
+        #expect(mild.moderateDecoding, "SNR \(mild.signalToNoise ?? Double.nan)")
+        #expect(mild.secondReading != nil && mild.text == "turn on the light", "\(mild.text) / \(mild.secondReading ?? "-")")
     }
 }

@@ -78,10 +78,11 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// `nil`: none). An utterance that takes it comes back with no words (`Transcript.otherSpeech`). Grammar search
     /// only, and only the usual decoder's (clean speech), not the moderate-noise or noisy-speech decoder's.
     public var otherSpeech: OtherSpeech?
-    /// A second reading of clean utterances with the workspace's words in any order (`SecondReading`; off by default,
-    /// docs/speech.md "A second reading" says why): a command is run only when both readings mean the same intent. Whole-utterance decoding (batch CMN) with the grammar
-    /// search, the usual decoder's utterances only, and only for a workspace of two intents or more (with one, the
-    /// readings cannot mean different commands).
+    /// A second reading of each utterance with the workspace's words in any order (`SecondReading`; off by default,
+    /// docs/speech.md "A second reading" says why): a command is run only when both readings mean the same intent.
+    /// Whole-utterance decoding (batch CMN) with the grammar search; clean speech and speech in moderate noise, not
+    /// the noisy-speech decoder's; only for a workspace of two intents or more (with one, the readings cannot mean
+    /// different commands).
     public var secondReading: Bool
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The second reading of a clean utterance: the same audio decoded once more with a trigram model of the workspace's
+/// The second reading of an utterance (clean, or in moderate noise): the same audio decoded once more with a trigram model of the workspace's
 /// sentences (`SpeechGrammar.arpaLanguageModel`), so with the workspace's words in any order rather than only in its
 /// sentences (`RecognitionOptions.secondReading`).
 ///

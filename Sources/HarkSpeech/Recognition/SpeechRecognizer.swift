@@ -39,6 +39,8 @@ public final class SpeechRecognizer {
     let english: EnglishReference?
     /// The decoder of `options.secondReading` (a trigram model of the workspace's sentences), nil when it does not run.
     let readingDecoder: PocketSphinxDecoder?
+    /// Its partner for speech in moderate noise (the moderate-noise means), nil without the moderate-noise decoder.
+    let moderateReadingDecoder: PocketSphinxDecoder?
     let mainSearch: String
     let initialMean: [Float]
     /// Streaming mean: the decoder pair chosen for the utterance once its first `meanSeconds` have arrived (nil
@@ -204,8 +206,20 @@ public final class SpeechRecognizer {
             try reading.addLanguageModel(name: SecondReading.search, file: file)
             try reading.useSearch(SecondReading.search)
             readingDecoder = reading
+            // Speech in moderate noise is read with the moderate-noise means, as its grammar pass is.
+            if moderateDecoder != nil, let means = model.moderateMeans {
+                var moderateArguments = readingArguments
+                moderateArguments["-mean"] = means.path
+                let moderate = try PocketSphinxDecoder(arguments: moderateArguments.keys.sorted().flatMap { [$0, moderateArguments[$0] ?? ""] })
+                try moderate.addLanguageModel(name: SecondReading.search, file: file)
+                try moderate.useSearch(SecondReading.search)
+                moderateReadingDecoder = moderate
+            } else {
+                moderateReadingDecoder = nil
+            }
         } else {
             readingDecoder = nil
+            moderateReadingDecoder = nil
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -384,8 +398,10 @@ public final class SpeechRecognizer {
         // thread, from the start: waiting for the grammar's margin first would put its whole decoding after the
         // grammar's, past the endpointer's budget for a long order (docs/speech.md, "Any English as the reference").
         let englishPass = decoder === self.decoder ? english?.start(audio, background: background) : nil
-        // The second reading, likewise on a thread of its own from the start (`SecondReading`).
-        let readingPass = decoder === self.decoder ? readingDecoder.map { SecondReadingPass(decoder: $0, audio: audio, background: background) } : nil
+        // The second reading, likewise on a thread of its own from the start (`SecondReading`): clean speech and speech
+        // in moderate noise, not noisy speech.
+        let readingHere = decoder === self.decoder ? readingDecoder : decoder === moderateDecoder ? moderateReadingDecoder : nil
+        let readingPass = readingHere.map { SecondReadingPass(decoder: $0, audio: audio, background: background) }
         readingPass?.start()
         let grammar = Result { () throws -> Void in try decoder.decodeUtterance(audio, background: background) }
         // Whichever pass ends first finds which frames the phone pass kept, on its own front end (same settings).

@@ -48,7 +48,7 @@ public struct Transcript: Sendable, Equatable {
     /// `text` is empty.
     public var otherSpeech = false
     /// The second reading's words (`RecognitionOptions.secondReading`): the same audio decoded with the workspace's
-    /// words in any order; `nil` when it did not run (noisy speech, streaming, a workspace of one intent, or off).
+    /// words in any order; `nil` when it did not run (speech below 20 dB, streaming, a workspace of one intent, or off).
     public var secondReading: String?
     /// The grammar path's acoustic score per frame minus the second reading's on the same audio (negative: the free
     /// reading's words fit the sound better); nil when either found no path.
