@@ -408,19 +408,17 @@ public final class SpeechRecognizer {
         let phoneFramesHere = alongside?.claimReplay() == true
             ? PhoneLoopPass.keptFrames(on: decoder, audio: audio, background: background) : nil
         let phones = alongside?.wait()
+        // The second reading is waited for before anything here can throw: its decoder is this recogniser's, and the
+        // next utterance must not find it still decoding on another thread. Its wall time is in `clock`'s from here.
+        let read = readingPass?.wait()
         try grammar.get()
-        let earlier = (wall: 0.0, cpu: phones?.cpuSeconds ?? 0)
+        let earlier = (wall: 0.0, cpu: (phones?.cpuSeconds ?? 0) + (read?.cpuSeconds ?? 0))
         let keptFrames = phones.flatMap { pass in (phoneFramesHere ?? pass.phoneFrames).map { (pass.grammarFrames, $0) } }
         var result = try transcript(from: decoder, audio: audio, background: background, inputSamples: input.count,
                                     leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
                                     phones: try phones?.segments.get(), keptFrames: keptFrames)
         if let englishPass { try judgeAgainstEnglish(&result, grammar: decoder, pass: englishPass) }
-        if let readingPass {
-            // Always waited for, so that the transcript counts its processor time and no decoding outlives the call.
-            let waiting = DecodeClock()
-            let read = readingPass.wait()
-            result.decodeMilliseconds += waiting.elapsed().wall * 1000
-            result.decodeCPUMilliseconds += read.cpuSeconds * 1000
+        if let read {
             let reading = try read.read.get()
             result.secondReading = reading.words
             if let score = reading.score, !result.text.isEmpty {
