@@ -48,9 +48,6 @@ final class EnglishReference: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         try decoder.decodeUtterance(audio, background: background)
-        let segments = decoder.latticeSegments()
-        let frames = decoder.frameCount
-        guard !segments.isEmpty, frames > 0 else { return nil }
-        return SpeechRecognizer.margin(of: segments, reference: 0, frames: frames, decoder: decoder)
+        return SpeechRecognizer.pathScore(of: decoder, lattice: true)
     }
 }

@@ -48,11 +48,7 @@ final class SecondReadingPass: @unchecked Sendable {
         work = BackgroundWork { [self] in
             try decoder.decodeUtterance(audio, background: background)
             let words = decoder.hypothesis()?.text.split(separator: " ").compactMap { SpeechRecognizer.spokenWord(String($0)) }
-            // The best path's acoustic score per frame, in the grammar search's units (as EnglishReference scores).
-            let segments = decoder.latticeSegments()
-            let frames = decoder.frameCount
-            let score = segments.isEmpty || frames == 0 ? nil : SpeechRecognizer.margin(of: segments, reference: 0, frames: frames, decoder: decoder)
-            return (words?.joined(separator: " ") ?? "", score)
+            return (words?.joined(separator: " ") ?? "", SpeechRecognizer.pathScore(of: decoder, lattice: true))
         }
     }
 

@@ -200,20 +200,17 @@ public final class SpeechRecognizer {
            workspace.intents.filter({ !$0.examples.isEmpty }).count >= 2 {
             let file = scratch.appendingPathComponent("reading.arpa")
             try grammar.arpaLanguageModel().write(to: file, atomically: true, encoding: .utf8)
-            var readingArguments = arguments
-            for (key, value) in SecondReading.decoderArguments { readingArguments[key] = value }
-            let reading = try PocketSphinxDecoder(arguments: readingArguments.keys.sorted().flatMap { [$0, readingArguments[$0] ?? ""] })
-            try reading.addLanguageModel(name: SecondReading.search, file: file)
-            try reading.useSearch(SecondReading.search)
-            readingDecoder = reading
+            let readingArguments = arguments.merging(SecondReading.decoderArguments) { $1 }
+            func makeReadingDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
+                let reading = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
+                try reading.addLanguageModel(name: SecondReading.search, file: file)
+                try reading.useSearch(SecondReading.search)
+                return reading
+            }
+            readingDecoder = try makeReadingDecoder(readingArguments)
             // Speech in moderate noise is read with the moderate-noise means, as its grammar pass is.
             if moderateDecoder != nil, let means = model.moderateMeans {
-                var moderateArguments = readingArguments
-                moderateArguments["-mean"] = means.path
-                let moderate = try PocketSphinxDecoder(arguments: moderateArguments.keys.sorted().flatMap { [$0, moderateArguments[$0] ?? ""] })
-                try moderate.addLanguageModel(name: SecondReading.search, file: file)
-                try moderate.useSearch(SecondReading.search)
-                moderateReadingDecoder = moderate
+                moderateReadingDecoder = try makeReadingDecoder(readingArguments.merging(["-mean": means.path]) { $1 })
             } else {
                 moderateReadingDecoder = nil
             }
@@ -421,8 +418,8 @@ public final class SpeechRecognizer {
         if let read {
             let reading = try read.read.get()
             result.secondReading = reading.words
-            if let score = reading.score, !result.text.isEmpty {
-                result.secondReadingMargin = Self.margin(of: decoder.segments(), reference: 0, frames: decoder.frameCount, decoder: decoder) - score
+            if let score = reading.score, !result.text.isEmpty, let grammarScore = Self.pathScore(of: decoder, lattice: false) {
+                result.secondReadingMargin = grammarScore - score
             }
         }
         return result
@@ -445,7 +442,7 @@ public final class SpeechRecognizer {
               transcript.acousticConfidence >= SpeechUnderstanding.defaultAcousticThreshold, margin < judge.judgedBelow ?? .infinity else { return }
         // No path through any English (nothing decoded): the judge abstains.
         guard let englishScore = try finished.result.get() else { return }
-        let grammarScore = Self.margin(of: grammar.segments(), reference: 0, frames: grammar.frameCount, decoder: grammar)
+        guard let grammarScore = Self.pathScore(of: grammar, lattice: false) else { return }
         let against = grammarScore - englishScore
         transcript.englishMargin = against
         transcript.marginConfidence = transcript.acousticConfidence
@@ -580,6 +577,16 @@ public final class SpeechRecognizer {
         try decoder.process(audio, fullUtterance: options.cepstralMean == .batch)
         try decoder.endUtterance()
         return decoder.segments()
+    }
+
+    /// The best path's acoustic score per frame as a natural log (`margin` against nothing), from its segments or, for
+    /// an n-gram search, its lattice (`PocketSphinxDecoder.latticeSegments`, brought to the same units); nil when the
+    /// decoder found no path. What the judge against any English and the second reading compare with the grammar's.
+    static func pathScore(of decoder: PocketSphinxDecoder, lattice: Bool) -> Double? {
+        let segments = lattice ? decoder.latticeSegments() : decoder.segments()
+        let frames = decoder.frameCount
+        guard !segments.isEmpty, frames > 0 else { return nil }
+        return margin(of: segments, reference: 0, frames: frames, decoder: decoder)
     }
 
     /// The grammar path's acoustic score over `segments` minus the phone loop's score `reference` over the same
