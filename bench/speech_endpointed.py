@@ -46,12 +46,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "adapt"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import domain  # noqa: E402
+import harklib  # noqa: E402
 import hark_eval  # noqa: E402
 import speech  # noqa: E402
 import speechlib  # noqa: E402
 
 OUT = os.path.join(ROOT, "bench", "out", "endpointed")
 RATE = 16000
+# The out-of-domain sentence sets (--ood-set), in bench/data.
+OOD_SETS = {"reported": "ood-sentences.txt", "tuning": "ood-tuning-sentences.txt", "near": "near-command-tuning.txt"}
 # The endpointer's voicing rule (Endpointer.Configuration.voicedHold; 0 with --voicing off), endpoint()'s default.
 VOICED_HOLD = 0.2
 # The voicing strength a frame needs to count as voiced (Endpointer.Configuration.voicingThreshold).
@@ -228,17 +231,24 @@ def cut(x, pre):
 
 def out_of_domain(args):
     """Out-of-domain sentences in kitchen noise through the same cuts: how many each workspace accepts."""
-    tuning = args.ood_set == "tuning"
-    sentences = (speech.ood_sentences(os.path.join(ROOT, "bench", "data", "ood-tuning-sentences.txt")) if tuning
-                 else speech.ood_sentences())
+    tuning = args.ood_set != "reported"
+    sentences = speech.ood_sentences(os.path.join(ROOT, "bench", "data", OOD_SETS[args.ood_set]))
+    if args.ood_set != "reported":
+        # A tuning set must stay apart from the reported one, and from every example.
+        reported = {harklib.normalise(s) for s in speech.ood_sentences()}
+        problems = speech.ood_problems(sentences) + [f"{s!r} is in the reported set" for s in sentences
+                                                     if harklib.normalise(s) in reported]
+        if problems:
+            sys.exit("speech_endpointed: " + "; ".join(problems))
+    set_dir = {"reported": "ood", "tuning": "ood-tuning", "near": "ood-near"}[args.ood_set]
     voices = [fv for fv in speech.available_voices() if fv[1] in args.ood.split(",")]
     if not voices:
         sys.exit(f"speech_endpointed: none of --ood {args.ood} is installed (bash scripts/setup-bench.sh)")
-    files = speech.synthesise(sentences, os.path.join(ROOT, "bench", "out", "speech", "ood-tuning" if tuning else "ood"), voices)
+    files = speech.synthesise(sentences, os.path.join(ROOT, "bench", "out", "speech", set_dir), voices)
     mixer = speechlib.upstream_mixer()
     noise = (speechlib.read_wav_float(args.ood_noise) if args.ood_noise
              else mixer.read_flac(os.path.join(domain.speech_dir(), "noise", "kitchen.flac")))
-    ood_out = os.path.join(OUT, "ood-tuning" if tuning else "ood")
+    ood_out = os.path.join(OUT, set_dir)
     table = {}
     for snr in args.snr:
         rng = np.random.default_rng(99)
@@ -298,9 +308,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--hark", default=os.path.join(ROOT, ".build", "release", "hark"))
     ap.add_argument("--ood", help="voices (e.g. kal,slt,en-us) for the out-of-domain part")
-    ap.add_argument("--ood-set", choices=["reported", "tuning"], default="reported",
-                    help="out-of-domain sentences: bench/data/ood-sentences.txt (reported) or ood-tuning-sentences.txt "
-                         "(tuning: for choosing rejection points; use it with --ood slt,rms and --ood-noise)")
+    ap.add_argument("--ood-set", choices=sorted(OOD_SETS), default="reported",
+                    help="out-of-domain sentences: bench/data/ood-sentences.txt (reported), ood-tuning-sentences.txt "
+                         "(tuning: for choosing rejection points; use it with --ood slt,rms and --ood-noise) or "
+                         "near-command-tuning.txt (near: requests that open like a command, for tuning in clean speech)")
     ap.add_argument("--ood-noise", metavar="WAV", help="out-of-domain part: mix with this 16 kHz noise instead of the kitchen "
                     "recording (e.g. bench/out/speech/rejection-snr/noise/tuning-7.wav, speech_rejection_snr.py's)")
     ap.add_argument("--no-orders", action="store_true", help="skip the orders (with --ood: only out-of-domain speech)")

@@ -106,11 +106,16 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// disagree on is not run (`RecognitionOptions.secondReading`): off by default, since it turns away some commands
     /// heard through a poor channel and about doubles the processor time of a clean command (docs/speech.md, "A second reading").
     public var secondReading = false
+    /// Whether the words of a command's values must fit the sound in clean speech (`RecognitionOptions.valuesMarginPoint`):
+    /// off by default, since a voice that says a value unlike the acoustic model's speakers is turned away too
+    /// (docs/speech.md, "Near-commands: the values must fit").
+    public var valuesMargin = false
 
-    /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish` and
-    /// the second reading when `secondReading`.
+    /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish`, the
+    /// second reading when `secondReading` and the values' margin when `valuesMargin`.
     public var recognitionOptions: RecognitionOptions {
-        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil, secondReading: secondReading)
+        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil, secondReading: secondReading,
+                           valuesMarginPoint: valuesMargin ? RecognitionOptions.standardValuesMarginPoint : nil)
     }
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
     public var intentThreshold = Understanding.reportingThreshold
@@ -258,6 +263,7 @@ extension ApplianceConfiguration {
                     "moderate_means": { v, p throws(ConfigurationError) in c.moderateMeans = try reader.optionalString(v, p) },
                     "any_english": { v, p throws(ConfigurationError) in c.anyEnglish = try reader.bool(v, p) },
                     "second_reading": { v, p throws(ConfigurationError) in c.secondReading = try reader.bool(v, p) },
+                    "values_margin": { v, p throws(ConfigurationError) in c.valuesMargin = try reader.bool(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
                     "intent_threshold": { v, p throws(ConfigurationError) in c.intentThreshold = try reader.number(v, p, in: 0...1) },
                 ])

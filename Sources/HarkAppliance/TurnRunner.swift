@@ -86,18 +86,14 @@ public final class TurnRunner: Sendable {
             if let margin = t.englishMargin { data["english_margin"] = .number(rounded(margin)) }
             if t.otherSpeech { data["other_speech"] = .bool(true) }
             if let reading = t.secondReading { data["second_reading"] = .string(reading) }
+            if let margin = spoken.valuesMargin { data["values_margin"] = .number(rounded(margin)) }
             data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
             if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }
             if let heard = t.utteranceSeconds { data["utterance_seconds"] = .number(rounded(heard)) }
             recorder.record(.transcript, t.text.isEmpty ? "(nothing recognised)" : t.text, data, turn: turnID)
             if !spoken.accepted {
                 // Unsure is better than wrong: nothing runs, the conversation does not move.
-                let why = t.otherSpeech ? OtherSpeech.reason : t.text.isEmpty ? "nothing recognised"
-                    : spoken.readsOtherwise ? SecondReading.reason(t.secondReading ?? "", intent: spoken.secondReadingIntent)
-                    : spoken.acousticConfidence < thresholds.acoustic
-                        ? "acoustic confidence \(format(spoken.acousticConfidence)) < \(format(thresholds.acoustic))"
-                            + (t.turnedAwayAgainstEnglish(threshold: thresholds.acoustic).map { " (any English fits better: margin \(format($0)))" } ?? "")
-                    : "intent confidence \(format(spoken.intentConfidence)) < \(format(thresholds.intent))"
+                let why = spoken.rejectionReason(acousticThreshold: thresholds.acoustic, intentThreshold: thresholds.intent)
                 recorder.record(.intent, "not understood (\(why))", ["accepted": false, "reason": .string(why), "intents": intentsJSON(spoken.understanding)], turn: turnID)
                 finish(turnID, reply: Self.apology, accepted: false, intent: nil, heard: t.text, acoustic: spoken.acousticConfidence)
                 return Result(turn: turnID, understanding: spoken.understanding, dialog: nil, reply: Self.apology, accepted: false,

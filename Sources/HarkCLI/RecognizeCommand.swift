@@ -9,7 +9,8 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading on|off] [--denoise DB] [--margin-room S|all]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading on|off] [--values-margin on|off|M]
+                              [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
 
@@ -48,6 +49,11 @@ enum RecognizeCommand: Command {
                             and commands heard through a poor channel are turned away, about twice the processor time
                             (second_reading, second_reading_margin and second_reading_intent in --json; workspaces of
                             two intents or more; docs/speech.md, "A second reading")
+          --values-margin W off (default), on or a margin M: in clean speech the words of a command's values (its
+                            entities' words) must fit the sound with a margin of at least M (on: -4.25), so a request
+                            that only opens like a command ("can I have a word with you" heard as "can I have a large
+                            cappuccino") is turned away; so is a voice that says a value unlike the model's speakers
+                            (values_margin in --json; docs/speech.md, "Near-commands: the values must fit")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")
@@ -82,7 +88,8 @@ enum RecognizeCommand: Command {
           --json            one JSON object per file: file, transcript, words (each with start and end in
                             seconds, and its margin), acoustic_confidence, acoustic_margin, speech_margin (over
                             the words alone), near_margin (over the words and 0.3 s either side), english_margin (against any English, when judged), audio_seconds,
-                            decode_ms, snr_db, noisy_decoding, intents, entities (as `hark parse --json`), accepted
+                            decode_ms, snr_db, noisy_decoding, intents, entities (as `hark parse --json`), values_margin
+                            (over the entities' words, when there are any), accepted
         \(SpeechCLI.modelUsage)
         """
 
@@ -135,6 +142,11 @@ enum RecognizeCommand: Command {
             return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
         }, expected: "a probability per phone, above 0 and at most 1, or off")
         let secondReading = try args.option("--second-reading", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let valuesMargin = try args.option("--values-margin", parse: { text -> Double?? in
+            if text == "off" { return .some(nil) }
+            if text == "on" { return .some(RecognitionOptions.standardValuesMarginPoint) }
+            return Double(text).flatMap { $0.isFinite && $0 <= 0 && $0 >= -50 ? .some($0) : nil }
+        }, expected: "on, off or a margin per frame, -50…0")
         let model = try SpeechCLI.model(&args)
         let files = try args.positionals()
         try args.finish()
@@ -152,6 +164,7 @@ enum RecognizeCommand: Command {
         if let marginRoom { options.marginRoom = marginRoom }
         if anyEnglish == true { options.anyEnglish = .standard }
         if let secondReading { options.secondReading = secondReading }
+        if let valuesMargin { options.valuesMarginPoint = valuesMargin }
         switch otherSpeech {
         case .some(.some(let probability)): options.otherSpeech = OtherSpeech(phoneProbability: probability)
         case .some(.none): options.otherSpeech = nil

@@ -176,6 +176,7 @@ enum SpeechCLI {
         transcriptFields(command.transcript, into: &o)
         o["intents"] = .array(command.understanding.reportedIntents(alternates: false).map(\.json))
         o["entities"] = .array(command.understanding.entities.map(\.json))
+        if let margin = command.valuesMargin { o["values_margin"] = round(margin) }
         if command.secondReading != nil { o["second_reading_intent"] = command.secondReadingIntent.map { .string($0) } ?? .null }
         o["accepted"] = .bool(command.accepted)
         return .object(o)
@@ -188,7 +189,8 @@ enum SpeechCLI {
         out += String(format: "  acoustic confidence %.3f, %.2f s of audio, decoded in %.1f ms\n", t.acousticConfidence, t.audioSeconds, t.decodeMilliseconds)
         let margins = t.words.compactMap { word in word.margin.map { String(format: "%@ %.2f", word.text, $0) } }
         if !margins.isEmpty, let whole = t.acousticMargin {
-            out += "  acoustic margin per word: " + margins.joined(separator: ", ") + String(format: " (utterance %.2f)\n", whole)
+            out += "  acoustic margin per word: " + margins.joined(separator: ", ") + String(format: " (utterance %.2f", whole)
+                + (command.valuesMargin.map { String(format: ", values %.2f", $0) } ?? "") + ")\n"
         }
         if let intent = command.intent {
             out += String(format: "  #%@ %.4f", intent.intent, intent.confidence)
@@ -206,18 +208,6 @@ enum SpeechCLI {
     }
 
     static func rejectionReason(_ c: SpokenCommand) -> String {
-        if c.transcript.otherSpeech { return OtherSpeech.reason }
-        if c.transcript.text.isEmpty { return "nothing in the grammar was heard" }
-        if c.readsOtherwise, let words = c.transcript.secondReading { return SecondReading.reason(words, intent: c.secondReadingIntent) }
-        var reasons: [String] = []
-        if c.acousticConfidence < SpeechUnderstanding.defaultAcousticThreshold {
-            if let english = c.transcript.turnedAwayAgainstEnglish(threshold: SpeechUnderstanding.defaultAcousticThreshold) {
-                reasons.append(String(format: "any English fits the audio better than the grammar's words: %.3f (margin %.2f)", c.acousticConfidence, english))
-            } else {
-                reasons.append(String(format: "the audio fits the words poorly: %.3f", c.acousticConfidence))
-            }
-        }
-        if c.intentConfidence < Understanding.reportingThreshold { reasons.append(String(format: "no intent reaches %g: %.3f", Understanding.reportingThreshold, c.intentConfidence)) }
-        return reasons.isEmpty ? "below the thresholds" : reasons.joined(separator: "; ")
+        c.rejectionReason(acousticThreshold: SpeechUnderstanding.defaultAcousticThreshold, intentThreshold: Understanding.reportingThreshold)
     }
 }

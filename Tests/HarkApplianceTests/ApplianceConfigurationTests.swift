@@ -1,5 +1,6 @@
 import Foundation
 import HarkDevices
+import HarkSpeech
 import Testing
 @testable import HarkAppliance
 
@@ -55,6 +56,17 @@ struct ApplianceConfigurationTests {
         #expect(on.secondReading && on.recognitionOptions.secondReading)
         #expect(throws: ConfigurationError.self) {
             try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": 1 } }"#, source: source)
+        }
+    }
+
+    @Test("the values' margin is off unless the configuration turns it on, and then at the standard point")
+    func valuesMargin() throws {
+        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
+        #expect(try ApplianceConfiguration.parse("{}", source: source).recognitionOptions.valuesMarginPoint == nil)
+        let on = try ApplianceConfiguration.parse(#"{ "understanding": { "values_margin": true } }"#, source: source)
+        #expect(on.valuesMargin && on.recognitionOptions.valuesMarginPoint == RecognitionOptions.standardValuesMarginPoint)
+        #expect(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(#"{ "understanding": { "values_margin": -4 } }"#, source: source)
         }
     }
 

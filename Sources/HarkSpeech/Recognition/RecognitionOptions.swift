@@ -84,6 +84,15 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// the noisy-speech decoder's; only for a workspace of two intents or more (with one, the readings cannot mean
     /// different commands).
     public var secondReading: Bool
+    /// The least margin the words that carry a command's values may have (`Transcript.margin(overWordsIn:)`; `nil`, the
+    /// default: not judged; `standardValuesMarginPoint` when turned on). A request that opens the way a command opens
+    /// ("can I have a word with you") is heard as the command whose values sound nearest ("can I have a large
+    /// cappuccino"): the opening and the room around it fit, so the utterance's margin passes, but the values' own
+    /// frames fit badly, and `SpeechUnderstanding` turns such a command away. Off by default because a voice that says a
+    /// value unlike the acoustic model's speakers is turned away too: eSpeak NG's "light" lost 13% of home.json's own
+    /// examples (docs/speech.md, "Near-commands: the values must fit"). Clean speech only: the usual decoder's
+    /// utterances, whole-utterance decoding (batch CMN) with the grammar search.
+    public var valuesMarginPoint: Double?
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's
     /// general English language model decoding the same audio (`SpeechModel.generalLanguageModel`, with the full
@@ -224,6 +233,10 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// beams": the defaults lose hypotheses at 6 dB), with the cost still well under real time for a command grammar.
     /// Narrower beams would cut the grammar pass's cost without losing words, but they move the acoustic margin and
     /// weaken its rejection (docs/speech.md, "Why the beams stay wide although they cost the most").
+    /// `valuesMarginPoint` when turned on: the highest point that kept every dev order through the endpointer's clean
+    /// cut (docs/speech.md, "Near-commands: the values must fit").
+    public static let standardValuesMarginPoint = -4.25
+
     public static let defaultDecoderArguments: [String: String] = [
         "-beam": "1e-80", "-pbeam": "1e-80", "-wbeam": "1e-50",
     ]
@@ -233,8 +246,10 @@ public struct RecognitionOptions: Sendable, Equatable {
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, moderate: ModerateDecoding? = .standard,
         phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil,
-        otherSpeech: OtherSpeech? = .standard, secondReading: Bool = false
+        otherSpeech: OtherSpeech? = .standard, secondReading: Bool = false,
+        valuesMarginPoint: Double? = nil
     ) {
+        self.valuesMarginPoint = valuesMarginPoint
         self.otherSpeech = otherSpeech
         self.secondReading = secondReading
         self.moderate = moderate

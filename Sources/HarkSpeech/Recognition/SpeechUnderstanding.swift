@@ -13,13 +13,64 @@ public struct SpokenCommand: Sendable {
     public var intentConfidence: Double { understanding.intents.first?.confidence ?? 0 }
     /// The matcher's reading of the second reading's words (`Transcript.secondReading`), when it ran.
     public var secondReading: Understanding?
-    /// Both confidences reached their thresholds, and a second reading did not mean another intent.
+    /// Both confidences reached their thresholds, the values' words fit (`valuesFitPoorly`), and a second reading did
+    /// not mean another intent.
     public var accepted: Bool
     /// Both confidences reached their thresholds but the second reading's words mean another intent, or none that
     /// reaches the intent threshold: the grammar's sentence may only be the nearest in sound (`SecondReading`).
     public var readsOtherwise = false
     /// The second reading's intent when it reaches the intent threshold (what a rejection names).
     public var secondReadingIntent: String?
+    /// The margin over the words of the command's values (its entities' words, `Transcript.margin(overWordsIn:)`),
+    /// when the recogniser gave word margins and the understanding found entities in words it heard.
+    public var valuesMargin: Double?
+    /// Both confidences reached their thresholds but the values' words fit the sound worse than
+    /// `Transcript.valuesMarginPoint` allows: a near-command heard as the command with the nearest-sounding values.
+    public var valuesFitPoorly = false
+
+    /// Why the command was not accepted, in words: what `hark recognize` prints after "rejected" and the appliance's
+    /// `intent` event gives as its reason. Empty for an accepted command.
+    public func rejectionReason(acousticThreshold: Double, intentThreshold: Double) -> String {
+        if accepted { return "" }
+        if transcript.otherSpeech { return OtherSpeech.reason }
+        if transcript.text.isEmpty { return "nothing in the grammar was heard" }
+        if readsOtherwise { return SecondReading.reason(transcript.secondReading ?? "", intent: secondReadingIntent) }
+        if valuesFitPoorly, let valuesMargin, let point = transcript.valuesMarginPoint {
+            return "the values fit the sound poorly: margin " + Self.format(valuesMargin) + " < " + Self.format(point)
+                + " over “" + valueWords.joined(separator: " ") + "”"
+        }
+        var reasons: [String] = []
+        if acousticConfidence < acousticThreshold {
+            var reason = "acoustic confidence " + Self.format(acousticConfidence) + " < " + Self.format(acousticThreshold)
+            if let english = transcript.turnedAwayAgainstEnglish(threshold: acousticThreshold) {
+                reason += " (any English fits better: margin " + Self.format(english) + ")"
+            }
+            reasons.append(reason)
+        }
+        if intentConfidence < intentThreshold {
+            reasons.append("intent confidence " + Self.format(intentConfidence) + " < " + Self.format(intentThreshold))
+        }
+        return reasons.isEmpty ? "below the thresholds" : reasons.joined(separator: "; ")
+    }
+
+    /// The heard words inside the understanding's entities, in order (what `valuesMargin` averages over).
+    public var valueWords: [String] {
+        var offset = 0
+        var inside: [String] = []
+        for word in transcript.text.split(separator: " ") {
+            let range = offset..<(offset + word.unicodeScalars.count)
+            offset = range.upperBound + 1
+            if understanding.entities.contains(where: { $0.start <= range.lowerBound && range.upperBound <= $0.end }) {
+                inside.append(String(word))
+            }
+        }
+        return inside
+    }
+
+    static func format(_ x: Double) -> String {
+        let rounded = (x * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
 }
 
 /// Joins speech to the language engine: a transcript's text goes through the same `Matcher` as typed text
@@ -63,7 +114,15 @@ public struct SpeechUnderstanding: Sendable {
         let passed = !transcript.text.isEmpty && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
         var command = SpokenCommand(transcript: transcript, understanding: understanding, acousticConfidence: acoustic,
                                     secondReading: transcript.secondReading.map { matcher.understand($0) }, accepted: passed)
-        if passed, let reading = command.secondReading {
+        if let top = understanding.intents.first?.intent, !freeTextIntents.contains(top) {
+            command.valuesMargin = transcript.margin(overWordsIn: understanding.entities.map { $0.start..<$0.end })
+        }
+        // A near-command: the words that carry the values fit badly although the utterance as a whole passed.
+        if command.accepted, let point = transcript.valuesMarginPoint, let margin = command.valuesMargin, margin < point {
+            command.valuesFitPoorly = true
+            command.accepted = false
+        }
+        if command.accepted, let reading = command.secondReading {
             command.secondReadingIntent = reading.intents.first.flatMap { $0.confidence >= intentThreshold ? $0.intent : nil }
             if command.secondReadingIntent != command.intent?.intent {
                 command.readsOtherwise = true

@@ -63,6 +63,28 @@ public struct Transcript: Sendable, Equatable {
         guard let englishMargin, acousticConfidence < threshold, (marginConfidence ?? 0) >= threshold else { return nil }
         return englishMargin
     }
+    /// The least margin the words of the command's values may have (`RecognitionOptions.valuesMarginPoint`) when the
+    /// decoder that heard this utterance is judged that way (the usual decoder, whole utterances); nil otherwise.
+    public var valuesMarginPoint: Double?
+    /// The margin over the words inside `spans` (offsets `[start, end)` into `text`, counted in Unicode scalars, as
+    /// `EntityMatch` gives them): those words' margins (`Word.margin`) averaged over their durations. Nil when no word
+    /// lies wholly inside a span, a word there has no margin, or the words do not spell `text`.
+    public func margin(overWordsIn spans: [Range<Int>]) -> Double? {
+        guard !spans.isEmpty, words.map(\.text).joined(separator: " ") == text else { return nil }
+        var offset = 0
+        var score = 0.0
+        var seconds = 0.0
+        for word in words {
+            let range = offset..<(offset + word.text.unicodeScalars.count)
+            offset = range.upperBound + 1
+            guard spans.contains(where: { $0.lowerBound <= range.lowerBound && range.upperBound <= $0.upperBound }) else { continue }
+            guard let margin = word.margin else { return nil }
+            let duration = max(0, word.end - word.start)
+            score += margin * duration
+            seconds += duration
+        }
+        return seconds > 0 ? score / seconds : nil
+    }
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
     public var signalToNoise: Double?
