@@ -4,8 +4,9 @@ import Testing
 
 @testable import HarkAppliance
 
-/// The intent and rejection events print confidences with `TurnRunner.twoDecimals`, which must read exactly as
-/// "%.2f" would, ties and negative numbers included.
+/// The intent events print confidences with `TurnRunner.twoDecimals` (a rejection's reason is
+/// `SpokenCommand.rejectionReason`'s, to three decimals), which must read exactly as "%.2f" would, ties and negative
+/// numbers included.
 struct TwoDecimalsTests {
     @Test func agreesWithPrintfOnAGridAndOnRandomValues() {
         var values: [Double] = [0, -0.0, 0.005, 0.015, 0.125, 0.375, 2.675, 1.005, -0.004, -0.005, -2.5, 99.995, 1e12 + 0.125]

@@ -52,6 +52,10 @@ struct ValuesMarginTests {
         #expect(!poor.accepted && poor.valuesFitPoorly)
         #expect(poor.rejectionReason(acousticThreshold: 0.5, intentThreshold: 0.2) == "the values fit the sound poorly: margin -6 < -4.25 over “lamp”")
 
+        // Reasons give numbers to three decimals, whole ones without them, and never trap on a number that is not one.
+        #expect(SpokenCommand.format(-6.000000000000001) == "-6" && SpokenCommand.format(0.3125) == "0.313")
+        #expect(SpokenCommand.format(-4.25) == "-4.25" && SpokenCommand.format(.nan) == "nan" && SpokenCommand.format(-.infinity) == "-inf")
+
         let fitting = understanding.understand(Self.switchOff(lamp: -3))
         #expect(fitting.accepted && !fitting.valuesFitPoorly && Self.close(fitting.valuesMargin, -3))
         #expect(fitting.rejectionReason(acousticThreshold: 0.5, intentThreshold: 0.2) == "")

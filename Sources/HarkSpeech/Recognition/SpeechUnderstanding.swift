@@ -67,8 +67,10 @@ public struct SpokenCommand: Sendable {
         return inside
     }
 
+    /// `x` to three decimals, a whole number without them ("-6", "0.312", "-4.25").
     static func format(_ x: Double) -> String {
         let rounded = (x * 1000).rounded() / 1000
+        guard rounded.isFinite, abs(rounded) < 1e15 else { return String(x) }
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 }
