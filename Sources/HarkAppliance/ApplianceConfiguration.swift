@@ -106,10 +106,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// disagree on is not run (`RecognitionOptions.secondReading`): off by default, since it turns away some commands
     /// heard through a poor channel and about doubles the processor time of a clean command (docs/speech.md, "A second reading").
     public var secondReading = false
-    /// Whether the words of a command's values must fit the sound in clean speech (`RecognitionOptions.valuesMarginPoint`):
-    /// off by default, since a voice that says a value unlike the acoustic model's speakers is turned away too
-    /// (docs/speech.md, "Near-commands: the values must fit").
-    public var valuesMargin = false
+    /// Whether the words of a command's values must fit the sound in clean speech (`RecognitionOptions.valuesMarginPoint`;
+    /// on by default: docs/speech.md, "Near-commands: the values must fit").
+    public var valuesMargin = true
 
     /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish`, the
     /// second reading when `secondReading` and the values' margin when `valuesMargin`.

@@ -49,11 +49,11 @@ enum RecognizeCommand: Command {
                             and commands heard through a poor channel are turned away, about twice the processor time
                             (second_reading, second_reading_margin and second_reading_intent in --json; workspaces of
                             two intents or more; docs/speech.md, "A second reading")
-          --values-margin W off (default), on or a margin M: in clean speech the words of a command's values (its
-                            entities' words) must fit the sound with a margin of at least M (on: -4.25), so a request
-                            that only opens like a command ("can I have a word with you" heard as "can I have a large
-                            cappuccino") is turned away; so is a voice that says a value unlike the model's speakers
-                            (values_margin in --json; docs/speech.md, "Near-commands: the values must fit")
+          --values-margin W on (default), off or a margin M: in clean speech the words of a command's values (its
+                            entities' words), when they last half a second or more, must fit the sound with a margin of
+                            at least M (on: -4.25), so a request that only opens like a command ("I'd like a quiet room"
+                            heard as "i'd like a mocha with cream") is turned away (values_margin in --json;
+                            docs/speech.md, "Near-commands: the values must fit")
           --margin-room S   judge the utterance by its margin over the words and S seconds either side of them
                             (near_margin) rather than over every frame (all, the default): an experiment that did
                             not help (docs/speech.md, "The noisy-speech rejection point, for endpointed utterances")

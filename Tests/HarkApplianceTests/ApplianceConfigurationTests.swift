@@ -59,12 +59,12 @@ struct ApplianceConfigurationTests {
         }
     }
 
-    @Test("the values' margin is off unless the configuration turns it on, and then at the standard point")
+    @Test("the values' margin is on unless the configuration turns it off")
     func valuesMargin() throws {
         let source = URL(fileURLWithPath: "/etc/hark/hark.json")
-        #expect(try ApplianceConfiguration.parse("{}", source: source).recognitionOptions.valuesMarginPoint == nil)
-        let on = try ApplianceConfiguration.parse(#"{ "understanding": { "values_margin": true } }"#, source: source)
-        #expect(on.valuesMargin && on.recognitionOptions.valuesMarginPoint == RecognitionOptions.standardValuesMarginPoint)
+        #expect(try ApplianceConfiguration.parse("{}", source: source).recognitionOptions.valuesMarginPoint == RecognitionOptions.standardValuesMarginPoint)
+        let off = try ApplianceConfiguration.parse(#"{ "understanding": { "values_margin": false } }"#, source: source)
+        #expect(!off.valuesMargin && off.recognitionOptions.valuesMarginPoint == nil)
         #expect(throws: ConfigurationError.self) {
             try ApplianceConfiguration.parse(#"{ "understanding": { "values_margin": -4 } }"#, source: source)
         }

@@ -84,15 +84,18 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// the noisy-speech decoder's; only for a workspace of two intents or more (with one, the readings cannot mean
     /// different commands).
     public var secondReading: Bool
-    /// The least margin the words that carry a command's values may have (`Transcript.margin(overWordsIn:)`; `nil`, the
-    /// default: not judged; `standardValuesMarginPoint` when turned on). A request that opens the way a command opens
-    /// ("can I have a word with you") is heard as the command whose values sound nearest ("can I have a large
-    /// cappuccino"): the opening and the room around it fit, so the utterance's margin passes, but the values' own
-    /// frames fit badly, and `SpeechUnderstanding` turns such a command away. Off by default because a voice that says a
-    /// value unlike the acoustic model's speakers is turned away too: eSpeak NG's "light" lost 13% of home.json's own
-    /// examples (docs/speech.md, "Near-commands: the values must fit"). Clean speech only: the usual decoder's
-    /// utterances, whole-utterance decoding (batch CMN) with the grammar search.
+    /// The least margin the words that carry a command's values may have (`Transcript.fit(ofWordsIn:)`; -4.25 by
+    /// default, `nil`: not judged). A request that opens the way a command opens ("I'd like a quiet room") is heard as
+    /// the command whose values sound nearest ("i'd like a mocha with cream"): the opening and the room around it fit, so
+    /// the utterance's margin passes, but the values' own frames fit badly, and `SpeechUnderstanding` turns such a
+    /// command away. Only values that last `valuesMinimumSeconds` together are judged: over a single short word the
+    /// margin says as much about the voice as about the words (eSpeak NG's "light" fits badly when it is right). Chosen
+    /// on tuning sets (docs/speech.md, "Near-commands: the values must fit"): the highest point that kept every dev order
+    /// through the endpointer's clean cut. Clean speech only: the usual decoder's utterances, whole-utterance decoding
+    /// (batch CMN) with the grammar search.
     public var valuesMarginPoint: Double?
+    /// How long the values' words must last together before `valuesMarginPoint` judges them (0.5 s by default).
+    public var valuesMinimumSeconds: Double
 
     /// The margin against any English: the grammar path's acoustic score per frame minus that of PocketSphinx's
     /// general English language model decoding the same audio (`SpeechModel.generalLanguageModel`, with the full
@@ -233,9 +236,12 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// beams": the defaults lose hypotheses at 6 dB), with the cost still well under real time for a command grammar.
     /// Narrower beams would cut the grammar pass's cost without losing words, but they move the acoustic margin and
     /// weaken its rejection (docs/speech.md, "Why the beams stay wide although they cost the most").
-    /// `valuesMarginPoint` when turned on: the highest point that kept every dev order through the endpointer's clean
-    /// cut (docs/speech.md, "Near-commands: the values must fit").
+    /// `valuesMarginPoint`'s default: the highest point that kept every dev order through the endpointer's clean cut
+    /// (docs/speech.md, "Near-commands: the values must fit").
     public static let standardValuesMarginPoint = -4.25
+    /// `valuesMinimumSeconds`' default: the shortest at which every in-domain tuning set whose loss depends on it kept
+    /// 99% of its right commands (eSpeak NG's home commands, whose values are one short word, were the last).
+    public static let defaultValuesMinimumSeconds = 0.5
 
     public static let defaultDecoderArguments: [String: String] = [
         "-beam": "1e-80", "-pbeam": "1e-80", "-wbeam": "1e-50",
@@ -247,9 +253,11 @@ public struct RecognitionOptions: Sendable, Equatable {
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, moderate: ModerateDecoding? = .standard,
         phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil,
         otherSpeech: OtherSpeech? = .standard, secondReading: Bool = false,
-        valuesMarginPoint: Double? = nil
+        valuesMarginPoint: Double? = RecognitionOptions.standardValuesMarginPoint,
+        valuesMinimumSeconds: Double = RecognitionOptions.defaultValuesMinimumSeconds
     ) {
         self.valuesMarginPoint = valuesMarginPoint
+        self.valuesMinimumSeconds = valuesMinimumSeconds
         self.otherSpeech = otherSpeech
         self.secondReading = secondReading
         self.moderate = moderate

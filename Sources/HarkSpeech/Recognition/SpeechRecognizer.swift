@@ -415,7 +415,10 @@ public final class SpeechRecognizer {
                                     leadingPadding: leadingPadding, signalToNoise: signalToNoise, clock: clock, earlier: earlier,
                                     phones: try phones?.segments.get(), keptFrames: keptFrames)
         if let englishPass { try judgeAgainstEnglish(&result, grammar: decoder, pass: englishPass) }
-        if decoder === self.decoder, options.search == .grammar { result.valuesMarginPoint = options.valuesMarginPoint }
+        if decoder === self.decoder, options.search == .grammar {
+            result.valuesMarginPoint = options.valuesMarginPoint
+            result.valuesMinimumSeconds = options.valuesMinimumSeconds
+        }
         if let read {
             let reading = try read.read.get()
             result.secondReading = reading.words

@@ -21,11 +21,14 @@ public struct SpokenCommand: Sendable {
     public var readsOtherwise = false
     /// The second reading's intent when it reaches the intent threshold (what a rejection names).
     public var secondReadingIntent: String?
-    /// The margin over the words of the command's values (its entities' words, `Transcript.margin(overWordsIn:)`),
-    /// when the recogniser gave word margins and the understanding found entities in words it heard.
+    /// The margin over the words of the command's values (its entities' words, `Transcript.fit(ofWordsIn:)`), when the
+    /// recogniser gave word margins and the understanding found entities in words it heard.
     public var valuesMargin: Double?
-    /// Both confidences reached their thresholds but the values' words fit the sound worse than
-    /// `Transcript.valuesMarginPoint` allows: a near-command heard as the command with the nearest-sounding values.
+    /// How long those words last together, seconds.
+    public var valuesSeconds: Double?
+    /// Both confidences reached their thresholds but the values' words, lasting long enough to judge, fit the sound
+    /// worse than `Transcript.valuesMarginPoint` allows: a near-command heard as the command with the nearest-sounding
+    /// values.
     public var valuesFitPoorly = false
 
     /// Why the command was not accepted, in words: what `hark recognize` prints after "rejected" and the appliance's
@@ -116,11 +119,14 @@ public struct SpeechUnderstanding: Sendable {
         let passed = !transcript.text.isEmpty && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
         var command = SpokenCommand(transcript: transcript, understanding: understanding, acousticConfidence: acoustic,
                                     secondReading: transcript.secondReading.map { matcher.understand($0) }, accepted: passed)
-        if let top = understanding.intents.first?.intent, !freeTextIntents.contains(top) {
-            command.valuesMargin = transcript.margin(overWordsIn: understanding.entities.map { $0.start..<$0.end })
+        if let top = understanding.intents.first?.intent, !freeTextIntents.contains(top),
+           let fit = transcript.fit(ofWordsIn: understanding.entities.map { $0.start..<$0.end }) {
+            command.valuesMargin = fit.margin
+            command.valuesSeconds = fit.seconds
         }
         // A near-command: the words that carry the values fit badly although the utterance as a whole passed.
-        if command.accepted, let point = transcript.valuesMarginPoint, let margin = command.valuesMargin, margin < point {
+        if command.accepted, let point = transcript.valuesMarginPoint, let margin = command.valuesMargin, margin < point,
+           let seconds = command.valuesSeconds, seconds >= transcript.valuesMinimumSeconds {
             command.valuesFitPoorly = true
             command.accepted = false
         }

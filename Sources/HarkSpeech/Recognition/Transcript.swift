@@ -66,10 +66,14 @@ public struct Transcript: Sendable, Equatable {
     /// The least margin the words of the command's values may have (`RecognitionOptions.valuesMarginPoint`) when the
     /// decoder that heard this utterance is judged that way (the usual decoder, whole utterances); nil otherwise.
     public var valuesMarginPoint: Double?
-    /// The margin over the words inside `spans` (offsets `[start, end)` into `text`, counted in Unicode scalars, as
-    /// `EntityMatch` gives them): those words' margins (`Word.margin`) averaged over their durations. Nil when no word
-    /// lies wholly inside a span, a word there has no margin, or the words do not spell `text`.
-    public func margin(overWordsIn spans: [Range<Int>]) -> Double? {
+    /// How long the values' words must last together for their margin to be judged
+    /// (`RecognitionOptions.valuesMinimumSeconds`).
+    public var valuesMinimumSeconds = RecognitionOptions.defaultValuesMinimumSeconds
+    /// How well the words inside `spans` (offsets `[start, end)` into `text`, counted in Unicode scalars, as
+    /// `EntityMatch` gives them) fit: their margins (`Word.margin`) averaged over their durations, and how long they
+    /// last together. Nil when no word lies wholly inside a span, a word there has no margin, or the words do not spell
+    /// `text`.
+    public func fit(ofWordsIn spans: [Range<Int>]) -> (margin: Double, seconds: Double)? {
         guard !spans.isEmpty, words.map(\.text).joined(separator: " ") == text else { return nil }
         var offset = 0
         var score = 0.0
@@ -83,7 +87,7 @@ public struct Transcript: Sendable, Equatable {
             score += margin * duration
             seconds += duration
         }
-        return seconds > 0 ? score / seconds : nil
+        return seconds > 0 ? (score / seconds, seconds) : nil
     }
     /// `SignalToNoise`'s estimate for the utterance in dB (`nil` when not measured: live decoding, or audio
     /// under 0.25 s).
