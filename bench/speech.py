@@ -321,7 +321,9 @@ def synthesise(sentences, ood_dir, voices):
         else:
             cmd = ["espeak-ng", "-v", voice, "-w", raw, text]
         subprocess.run(cmd, check=True, capture_output=True)
-        subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", out,
+        # -D: no dither. sox dithers with a random generator, so each synthesis differed in its last bit, and now and
+        # then one utterance fell the other side of a rejection point from one run (or machine) to the next.
+        subprocess.run(["sox", "-D", raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", out,
                         "pad", "0.5", "0.5"], check=True, capture_output=True)
         os.remove(raw)
         return out

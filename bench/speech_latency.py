@@ -82,7 +82,7 @@ def home_inputs(count, work):
         wav = os.path.join(work, f"home-{i:03d}-{said}.wav")
         if not os.path.exists(wav):
             subprocess.run(["flite", "-voice", voice, "-t", row["text"], "-o", raw], check=True)
-            subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
+            subprocess.run(["sox", "-D", raw, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
             os.remove(raw)
         items.append({"id": f"home-{i:03d}", "kind": "home", "text": row["text"], "intent": row["intent"],
                       "voice": voice, "pcm": padded(speechlib.read_wav_float(wav))})

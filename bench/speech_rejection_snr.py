@@ -77,7 +77,7 @@ def synthesise(text, voice, out):
     os.makedirs(os.path.dirname(out), exist_ok=True)
     raw = out + ".raw.wav"
     subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True, capture_output=True)
-    subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", out, "pad", "0.5", "0.5"],
+    subprocess.run(["sox", "-D", raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", out, "pad", "0.5", "0.5"],
                    check=True, capture_output=True)
     os.remove(raw)
     return out
@@ -410,7 +410,7 @@ def main():
         out = os.path.join(OUT, "dev", n.replace(".flac", ".wav"))
         if not os.path.exists(out):
             os.makedirs(os.path.dirname(out), exist_ok=True)
-            subprocess.run(["sox", os.path.join(clean_dir, n), "-r", "16000", "-c", "1", "-b", "16", out], check=True)
+            subprocess.run(["sox", "-D", os.path.join(clean_dir, n), "-r", "16000", "-c", "1", "-b", "16", out], check=True)
         dev.append(out)
 
     noise = speechlib.read_wav_float(args.noise) if args.noise else tuning_noise(tuning, args.seed)

@@ -83,7 +83,7 @@ def synthesize(engine, voice, text, work):
             subprocess.run(["flite", "-voice", voice, "-t", text, "-o", wav], check=True)
         else:
             subprocess.run(["espeak-ng", "-v", voice, "-w", wav, text], check=True)
-        subprocess.run(["sox", wav, "-r", str(RATE), "-c", "1", "-b", "16", "-e", "signed", "-t", "raw", raw], check=True)
+        subprocess.run(["sox", "-D", wav, "-r", str(RATE), "-c", "1", "-b", "16", "-e", "signed", "-t", "raw", raw], check=True)
         os.remove(wav)
     return np.fromfile(raw, dtype="<i2").astype(np.float64)
 
