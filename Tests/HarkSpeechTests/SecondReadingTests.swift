@@ -61,7 +61,8 @@ struct SecondReadingTests {
 
         // A sentence of the workspace reads the same both ways and runs.
         let command = understanding.understand(try reading.recognize(try synthesizer.synthesize("shut off the lamp").converted(to: .speech)))
-        #expect(command.accepted && command.intent?.intent == "OffLight" && command.secondReadingIntent == "OffLight")
+        #expect(command.accepted && command.intent?.intent == "OffLight" && command.secondReadingIntent == "OffLight",
+                "\(command.transcript.text) / \(command.transcript.secondReading ?? "-"): acoustic \(command.acousticConfidence), values \(command.valuesMargin ?? 0) over \(command.valuesSeconds ?? 0) s")
         #expect(command.transcript.secondReading != nil)
     }
 

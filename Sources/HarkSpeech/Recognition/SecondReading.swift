@@ -20,10 +20,6 @@ public enum SecondReading {
     /// The search's name in its decoder.
     static let search = "reading"
 
-    /// The reading's own decoder settings over the usual decoder's: none. Cheaper ones were measured and cost
-    /// paraphrases for little processor time (docs/speech.md, "A second reading").
-    static let decoderArguments: [String: String] = [:]
-
     /// Why a command whose two readings disagree is not run, as `hark recognize` and the appliance's `intent` events say it.
     public static func reason(_ otherWords: String, intent: String?) -> String {
         "the words could also be “\(otherWords)”, " + (intent.map { "#\($0)" } ?? "no command")
@@ -47,8 +43,7 @@ final class SecondReadingPass: @unchecked Sendable {
     func start() {
         work = BackgroundWork { [self] in
             try decoder.decodeUtterance(audio, background: background)
-            let words = decoder.hypothesis()?.text.split(separator: " ").compactMap { SpeechRecognizer.spokenWord(String($0)) }
-            return (words?.joined(separator: " ") ?? "", SpeechRecognizer.pathScore(of: decoder, lattice: true))
+            return (SpeechRecognizer.spokenText(decoder.hypothesis()?.text), SpeechRecognizer.pathScore(of: decoder, lattice: true))
         }
     }
 

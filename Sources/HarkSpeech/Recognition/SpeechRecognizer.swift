@@ -200,7 +200,8 @@ public final class SpeechRecognizer {
            workspace.intents.filter({ !$0.examples.isEmpty }).count >= 2 {
             let file = scratch.appendingPathComponent("reading.arpa")
             try grammar.arpaLanguageModel().write(to: file, atomically: true, encoding: .utf8)
-            let readingArguments = arguments.merging(SecondReading.decoderArguments) { $1 }
+            // The usual decoder's settings: cheaper ones cost paraphrases for little processor time (docs/speech.md).
+            let readingArguments = arguments
             func makeReadingDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
                 let reading = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
                 try reading.addLanguageModel(name: SecondReading.search, file: file)
@@ -511,7 +512,7 @@ public final class SpeechRecognizer {
             return Transcript.Word(text: word, start: min(length, max(0, Double(first) / 100 - offset)),
                                    end: min(length, max(0, Double(last + 1) / 100 - offset)), margin: wordMargin)
         }
-        let text = hypothesis?.text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ") ?? ""
+        let text = Self.spokenText(hypothesis?.text)
         let noisy = decoder === noisyDecoder
         let moderate = decoder === moderateDecoder
         let calibration = noisy ? noisyConfidence : moderate ? moderateConfidence : options.confidence
@@ -560,8 +561,7 @@ public final class SpeechRecognizer {
             try decoder.process(padded, fullUtterance: true)
             try decoder.endUtterance()
         }
-        let text = (options.cepstralMean.isStreaming ? streamingPair?.words : decoder)?.hypothesis()?.text ?? ""
-        return text.split(separator: " ").compactMap { Self.spokenWord(String($0)) }.joined(separator: " ")
+        return Self.spokenText((options.cepstralMean.isStreaming ? streamingPair?.words : decoder)?.hypothesis()?.text)
     }
 
     /// Recognises one whole utterance.
@@ -723,6 +723,11 @@ public final class SpeechRecognizer {
         if word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++") || word == "(NULL)" { return nil }
         if word.hasSuffix(")"), let paren = word.lastIndex(of: "(") { return String(word[..<paren]) }
         return word
+    }
+
+    /// A decoder's hypothesis as text: its spoken words (`spokenWord`) joined by spaces; empty without one.
+    static func spokenText(_ hypothesis: String?) -> String {
+        (hypothesis ?? "").split(separator: " ").compactMap { spokenWord(String($0)) }.joined(separator: " ")
     }
 }
 

@@ -58,16 +58,8 @@ public struct SpokenCommand: Sendable {
 
     /// The heard words inside the understanding's entities, in order (what `valuesMargin` averages over).
     public var valueWords: [String] {
-        var offset = 0
-        var inside: [String] = []
-        for word in transcript.text.split(separator: " ") {
-            let range = offset..<(offset + word.unicodeScalars.count)
-            offset = range.upperBound + 1
-            if understanding.entities.contains(where: { $0.start <= range.lowerBound && range.upperBound <= $0.end }) {
-                inside.append(String(word))
-            }
-        }
-        return inside
+        let inside = transcript.words(inside: understanding.entities.map { $0.start..<$0.end }) ?? []
+        return inside.map { transcript.words[$0].text }
     }
 
     /// `x` to three decimals, a whole number without them ("-6", "0.312", "-4.25").

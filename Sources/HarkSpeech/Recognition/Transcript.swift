@@ -69,19 +69,27 @@ public struct Transcript: Sendable, Equatable {
     /// How long the values' words must last together for their margin to be judged
     /// (`RecognitionOptions.valuesMinimumSeconds`).
     public var valuesMinimumSeconds = RecognitionOptions.defaultValuesMinimumSeconds
-    /// How well the words inside `spans` (offsets `[start, end)` into `text`, counted in Unicode scalars, as
-    /// `EntityMatch` gives them) fit: their margins (`Word.margin`) averaged over their durations, and how long they
-    /// last together. Nil when no word lies wholly inside a span, a word there has no margin, or the words do not spell
-    /// `text`.
-    public func fit(ofWordsIn spans: [Range<Int>]) -> (margin: Double, seconds: Double)? {
-        guard !spans.isEmpty, words.map(\.text).joined(separator: " ") == text else { return nil }
+    /// The indices of the words lying wholly inside one of `spans` (offsets `[start, end)` into `text`, counted in Unicode
+    /// scalars, as `EntityMatch` gives them); nil when the words do not spell `text`.
+    public func words(inside spans: [Range<Int>]) -> [Int]? {
+        guard words.map(\.text).joined(separator: " ") == text else { return nil }
         var offset = 0
-        var score = 0.0
-        var seconds = 0.0
-        for word in words {
+        var inside: [Int] = []
+        for (i, word) in words.enumerated() {
             let range = offset..<(offset + word.text.unicodeScalars.count)
             offset = range.upperBound + 1
-            guard spans.contains(where: { $0.lowerBound <= range.lowerBound && range.upperBound <= $0.upperBound }) else { continue }
+            if spans.contains(where: { $0.lowerBound <= range.lowerBound && range.upperBound <= $0.upperBound }) { inside.append(i) }
+        }
+        return inside
+    }
+    /// How well the words inside `spans` (`words(inside:)`) fit: their margins (`Word.margin`) averaged over their
+    /// durations, and how long they last together. Nil when no word lies wholly inside a span, a word there has no
+    /// margin, or the words do not spell `text`.
+    public func fit(ofWordsIn spans: [Range<Int>]) -> (margin: Double, seconds: Double)? {
+        guard !spans.isEmpty, let inside = words(inside: spans) else { return nil }
+        var score = 0.0
+        var seconds = 0.0
+        for word in inside.map({ words[$0] }) {
             guard let margin = word.margin else { return nil }
             let duration = max(0, word.end - word.start)
             score += margin * duration
