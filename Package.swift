@@ -74,8 +74,9 @@ let package = Package(
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore", "HarkTestSupport"]),
         .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices", "HarkTestSupport"]),
         // Clients that drive a real server byte by byte (HTTP/1.1, WebSocket), shared by the two server test targets.
-        // What every test target shares: `caught(_:_:)`, the thrown error as a value on Swift 6.0.3 as on 6.3.
-        .target(name: "HarkTestSupport", path: "Tests/HarkTestSupport"),
+        // What every test target shares: `caught(_:_:)`, the thrown error as a value on Swift 6.0.3 as on 6.3, and
+        // `FreshSpeech`, synthetic speech made in a process of its own.
+        .target(name: "HarkTestSupport", dependencies: ["HarkAudio"], path: "Tests/HarkTestSupport"),
         .target(name: "HarkHTTPTestSupport", dependencies: ["HarkHTTP", "HarkCore"], path: "Tests/HarkHTTPTestSupport"),
         .testTarget(name: "HarkHTTPTests", dependencies: ["HarkHTTP", "HarkHTTPTestSupport", "HarkCore", "HarkTestSupport"]),
         .testTarget(name: "HarkServerTests", dependencies: ["HarkServer", "HarkHTTP", "HarkHTTPTestSupport", "HarkAppliance", "HarkCore", "HarkRooms", "HarkTestSupport"]),

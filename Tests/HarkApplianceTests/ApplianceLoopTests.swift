@@ -3,11 +3,12 @@ import HarkAudio
 import HarkCore
 import HarkDevices
 import HarkSpeech
+import HarkTestSupport
 import Synchronization
 import Testing
 @testable import HarkAppliance
 
-/// The whole loop, headless: real speech (eSpeak NG in-process, flite from its CLI) → endpointer →
+/// The whole loop, headless: real speech (eSpeak NG and flite from their command-line tools) → endpointer →
 /// PocketSphinx → matcher → dialog → actions on a simulated chip and camera → eSpeak NG reply → event store.
 @Suite("Appliance loop", .serialized)
 struct ApplianceLoopTests {
@@ -93,21 +94,14 @@ struct ApplianceLoopTests {
         var light: Bool? { chip.value(of: .name("LIGHT")) }
     }
 
+    /// eSpeak NG's default voice, made in a process of its own (`FreshSpeech`: the same samples in every run).
     static func espeak(_ text: String) throws -> PCMBuffer {
-        try SpeechSynthesizer().synthesize(text).converted(to: .speech)
+        try FreshSpeech.eSpeak(text)
     }
 
     /// flite's voice, from its command-line tool (a second synthetic voice, installed by scripts/setup.sh).
     static func flite(_ text: String, voice: String = "slt") throws -> PCMBuffer {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("hark-flite-\(UUID().uuidString).wav")
-        defer { try? FileManager.default.removeItem(at: out) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flite")
-        process.arguments = ["-voice", voice, "-t", text, "-o", out.path]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "flite failed")
-        return try AudioFile.readSpeech(out.path)
+        try FreshSpeech.flite(text, voice: voice)
     }
 
     static func silence(_ seconds: Double) -> PCMBuffer {

@@ -84,7 +84,7 @@ struct ListenVoiceTests {
 
     @Test func aPressWithWordsIsDecodedAfterAKnock() throws {
         let bench = try CompanionAPIHardeningTests.listeningBench(limits: ListenLimits())
-        let words = try SpeechSynthesizer().synthesize("turn on the light").converted(to: .speech).samples
+        let words = try FreshSpeech.eSpeak("turn on the light").samples
         let answer = try Self.press(Self.knock() + Self.room(seconds: 0.6, seed: 4) + words, bench: bench)
         #expect(answer.transcript["reason"] == nil)
         #expect(answer.transcript["text"]?.stringValue?.isEmpty == false)

@@ -5,6 +5,7 @@ import HarkCore
 import HarkDevices
 import HarkRooms
 import HarkSpeech
+import HarkTestSupport
 import Testing
 @testable import HarkServer
 
@@ -13,19 +14,9 @@ import Testing
 /// phrase with the shipped settings, hears the command with the push-to-talk recogniser and runs the turn.
 @Suite("Member wake", .serialized)
 struct MemberWakeTests {
-    static let flite = "/usr/bin/flite"
-
     /// flite's kal16 voice, 16 kHz (the voice whose "hey hark" said alone the shipped thresholds hear).
     static func speech(_ text: String) throws -> [Int16] {
-        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("hark-member-wake-\(UUID().uuidString).wav")
-        defer { try? FileManager.default.removeItem(at: wav) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: flite)
-        process.arguments = ["-voice", "kal16", "-t", text, "-o", wav.path]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "flite failed on \(text) (scripts/setup.sh installs it)")
-        return try AudioFile.readSpeech(wav.path).samples
+        try FreshSpeech.flite(text, voice: "kal16").samples
     }
 
     /// A faint floor (±20 LSB), as a phone's microphone has.

@@ -1,6 +1,7 @@
 import Foundation
 import HarkAudio
 import HarkCore
+import HarkTestSupport
 import Testing
 
 @testable import HarkSpeech
@@ -63,7 +64,7 @@ struct OtherSpeechTests {
     @Test("A command of the workspace does not take the branch: synthetic and real speech")
     func commandsDoNotTakeIt() throws {
         let tutorial = try SpeechRecognizer(workspace: try Workspace.load(from: Self.tutorial), options: RecognitionOptions(otherSpeech: .standard))
-        let light = try tutorial.recognize(try SpeechSynthesizer().synthesize("turn on the light").converted(to: .speech))
+        let light = try tutorial.recognize(try FreshSpeech.eSpeak("turn on the light"))
         #expect(!light.otherSpeech && light.text == "turn on the light" && light.acousticConfidence > 0.5)
 
         let robot = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(otherSpeech: .standard))

@@ -331,7 +331,7 @@ struct RecognizerTests {
         let clips = [
             try RecognitionFixtures.wav(RecognitionFixtures.recordedSpeech.appendingPathComponent("sense_and_sensibility_01_austen_64kb-0890.wav")),
             try NoisyDecodingTests.goForward(noiseRMS: 600),
-            try SpeechSynthesizer().synthesize("turn on the light").converted(to: .speech),
+            try FreshSpeech.eSpeak("turn on the light"),
         ]
         var noisy = false
         for clip in clips + clips {
@@ -387,7 +387,7 @@ struct RecognizerTests {
         // partial decodings must not use up the floor the final one adds (they once did, and streamed push-to-talk
         // then heard flite's "turn on the light" as "picture camera out").
         let recognizer = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), pronunciations: HomeWords())
-        let audio = try SpeechSynthesizer().synthesize("turn on the light").converted(to: .speech)
+        let audio = try FreshSpeech.eSpeak("turn on the light")
         let whole = try recognizer.recognize(audio)
         try recognizer.startUtterance()
         for start in stride(from: 0, to: audio.samples.count, by: 320) {

@@ -1,6 +1,7 @@
 import Foundation
 import HarkAudio
 import HarkCore
+import HarkTestSupport
 import Testing
 
 @testable import HarkSpeech
@@ -20,8 +21,9 @@ struct RoundTripTests {
         try SpeechRecognizer(workspace: workspace, pronunciations: try pronunciations())
     }
 
+    /// eSpeak NG's default voice at `rate`, made in a process of its own (`FreshSpeech`: the same samples in every run).
     static func speech(_ text: String, rate: Int = 175) throws -> PCMBuffer {
-        try SpeechSynthesizer(rate: rate).synthesize(text).converted(to: .speech)
+        try FreshSpeech.eSpeak(text, rate: rate)
     }
 
     /// Commands of every device and information intent of home.json, worded as examples and as paraphrases

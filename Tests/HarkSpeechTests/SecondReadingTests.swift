@@ -1,6 +1,7 @@
 import Foundation
 import HarkAudio
 import HarkCore
+import HarkTestSupport
 import Testing
 
 @testable import HarkSpeech
@@ -46,12 +47,11 @@ struct SecondReadingTests {
     func spokenParaphrase() throws {
         let workspace = try Workspace.load(from: RecognitionFixtures.home)
         let understanding = SpeechUnderstanding(workspace: workspace)
-        let synthesizer = try SpeechSynthesizer()
         let reading = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
         let grammarOnly = try SpeechRecognizer(workspace: workspace, pronunciations: HomeWords())
 
         // "lights out please" is no sentence of home.json; the nearest in sound is "lights on please".
-        let paraphrase = try synthesizer.synthesize("lights out please").converted(to: .speech)
+        let paraphrase = try FreshSpeech.eSpeak("lights out please")
         let alone = understanding.understand(try grammarOnly.recognize(paraphrase))
         #expect(alone.transcript.secondReading == nil, "off by default")
         #expect(alone.accepted && alone.intent?.intent == "OnLight", "the grammar alone runs the wrong command: \(alone.transcript.text)")
@@ -60,7 +60,7 @@ struct SecondReadingTests {
         #expect(checked.secondReadingIntent == "OffLight", "the second reading hears what was said: \(checked.transcript.secondReading ?? "-")")
 
         // A sentence of the workspace reads the same both ways and runs.
-        let command = understanding.understand(try reading.recognize(try synthesizer.synthesize("shut off the lamp").converted(to: .speech)))
+        let command = understanding.understand(try reading.recognize(try FreshSpeech.eSpeak("shut off the lamp")))
         #expect(command.accepted && command.intent?.intent == "OffLight" && command.secondReadingIntent == "OffLight",
                 "\(command.transcript.text) / \(command.transcript.secondReading ?? "-"): acoustic \(command.acousticConfidence), values \(command.valuesMargin ?? 0) over \(command.valuesSeconds ?? 0) s")
         #expect(command.transcript.secondReading != nil)
@@ -68,8 +68,7 @@ struct SecondReadingTests {
 
     @Test("No second reading where it cannot disagree or does not run (one intent, noisy speech, streaming); one in moderate noise")
     func whereItDoesNotRun() throws {
-        let synthesizer = try SpeechSynthesizer()
-        let audio = try synthesizer.synthesize("stop").converted(to: .speech)
+        let audio = try FreshSpeech.eSpeak("stop")
         let oneIntent = Workspace(name: "one", intents: [Intent(name: "stop", examples: [IntentExample(text: "stop"), IntentExample(text: "halt now")])])
         let single = try SpeechRecognizer(workspace: oneIntent, options: RecognitionOptions(secondReading: true))
         #expect(single.readingDecoder == nil)
@@ -83,7 +82,7 @@ struct SecondReadingTests {
 
         // Speech in noise: white noise (a fixed generator) under the command. About as loud as the voice, it goes to the
         // noisy-speech decoder, which has no second reading; far quieter, to the moderate-noise decoder, which has one.
-        let voice = try synthesizer.synthesize("turn on the light").converted(to: .speech)
+        let voice = try FreshSpeech.eSpeak("turn on the light")
         var energy = 0.0
         for sample in voice.samples { energy += Double(sample) * Double(sample) }
         let level = (energy / Double(voice.samples.count)).squareRoot()

@@ -1,5 +1,6 @@
 import Foundation
 import HarkCore
+import HarkTestSupport
 import Testing
 
 @testable import HarkSpeech
@@ -99,7 +100,6 @@ struct ValuesMarginTests {
 
     @Test("Spoken: a request that only opens like an order is turned away; orders are not; a single short value is not judged")
     func spokenNearCommand() throws {
-        let synthesizer = try SpeechSynthesizer()
         let barista = try Workspace.load(from: RecognitionFixtures.packageRoot.appendingPathComponent("Intents/barista.json"))
         let orders = SpeechUnderstanding(workspace: barista)
         let baristaRecognizer = try SpeechRecognizer(workspace: barista)
@@ -107,15 +107,15 @@ struct ValuesMarginTests {
 
         // eSpeak NG's "I'd like a quiet room" is heard as "i'd like a mocha with cream": the opening fits, the values
         // (more than half a second of them) do not.
-        let room = orders.understand(try baristaRecognizer.recognize(try synthesizer.synthesize("I'd like a quiet room").converted(to: .speech)))
+        let room = orders.understand(try baristaRecognizer.recognize(try FreshSpeech.eSpeak("I'd like a quiet room")))
         #expect(room.transcript.valuesMarginPoint == RecognitionOptions.standardValuesMarginPoint)
         #expect(!room.accepted && room.valuesFitPoorly, "\(room.transcript.text): \(room.valuesMargin ?? 0) over \(room.valuesSeconds ?? 0) s")
         #expect(room.acousticConfidence >= SpeechUnderstanding.defaultAcousticThreshold && room.intent?.intent == "orderDrink",
                 "the margins alone would have taken the order: \(room.acousticConfidence)")
         let unjudged = try SpeechRecognizer(workspace: barista, options: RecognitionOptions(valuesMarginPoint: nil))
-        #expect(orders.understand(try unjudged.recognize(try synthesizer.synthesize("I'd like a quiet room").converted(to: .speech))).accepted)
+        #expect(orders.understand(try unjudged.recognize(try FreshSpeech.eSpeak("I'd like a quiet room"))).accepted)
 
-        let order = orders.understand(try baristaRecognizer.recognize(try synthesizer.synthesize("get me a medium cappuccino").converted(to: .speech)))
+        let order = orders.understand(try baristaRecognizer.recognize(try FreshSpeech.eSpeak("get me a medium cappuccino")))
         #expect(order.accepted && (order.valuesSeconds ?? 0) >= RecognitionOptions.defaultValuesMinimumSeconds,
                 "\(order.transcript.text): \(order.valuesMargin ?? 0) over \(order.valuesSeconds ?? 0) s")
 
@@ -123,7 +123,7 @@ struct ValuesMarginTests {
         // turned away when even a third of a second is enough to judge.
         let home = try Workspace.load(from: RecognitionFixtures.home)
         let understanding = SpeechUnderstanding(workspace: home)
-        let oven = try synthesizer.synthesize("switch off the oven").converted(to: .speech)
+        let oven = try FreshSpeech.eSpeak("switch off the oven")
         let usual = understanding.understand(try SpeechRecognizer(workspace: home, pronunciations: HomeWords()).recognize(oven))
         #expect(usual.accepted && usual.intent?.intent == "OffLight" && (usual.valuesSeconds ?? 1) < RecognitionOptions.defaultValuesMinimumSeconds,
                 "\(usual.transcript.text): \(usual.valuesMargin ?? 0) over \(usual.valuesSeconds ?? 0) s")

@@ -1,11 +1,12 @@
 import Foundation
 import HarkAudio
+import HarkTestSupport
 import Testing
 
 @testable import HarkSpeech
 
-/// The shipped wake settings (Models/wake.json) on streams made of synthetic speech: eSpeak NG in process,
-/// flite through its command-line tool when it is installed (`make test` installs it).
+/// The shipped wake settings (Models/wake.json) on streams made of synthetic speech: eSpeak NG, and flite when it is
+/// installed (`make test` installs it), each from its command-line tool.
 @Suite("Wake phrase spotter", .serialized)
 struct WakePhraseSpotterTests {
     static let settings: WakeSettings = {
@@ -17,7 +18,7 @@ struct WakePhraseSpotterTests {
             return try WakeVerifier(contentsOf: WakeSettingsTests.shipped.deletingLastPathComponent().appendingPathComponent(settings.verifier ?? "-"))
         } catch { fatalError("\(error)") }
     }()
-    static let flite = "/usr/bin/flite"
+    static let flite = FreshSpeech.fliteTool
     /// eSpeak NG's voice is far from the speakers the acoustic model learnt from (docs/measurements.md,
     /// "Keyphrase spotting and synthetic voices": 0/12 eSpeak NG clips spotted): in a stream of a few
     /// sentences its "hey hark" scored 1e-29 to 1e-36 with weakest-word margins of -2.1 to -4.5, below the
@@ -37,28 +38,13 @@ struct WakePhraseSpotterTests {
         "we parked the car in the dark", "this book is far too long", "could you pass me the salt please",
     ]
 
-    static let eSpeak = "/usr/bin/espeak-ng"
-
-    /// Speech of `text` as 16 kHz mono: flite's WAV, or eSpeak NG's (no `voice`), read back through libsndfile.
-    /// eSpeak NG runs in a process of its own, not in this one: in process, what it said before (other tests, in
-    /// any order) changes its next output (docs/speech.md, "Synthesis"), and the chit-chat below then scored
-    /// anywhere from far below to just at the loose eSpeak thresholds (a false wake at -5.97 against -6 in one
-    /// full-suite run).
+    /// Speech of `text` as 16 kHz mono: flite's voice, or eSpeak NG's `en` (no `voice`), each made in a process of its
+    /// own (`FreshSpeech`): in process, what eSpeak NG said before (other tests, in any order) changes its next output
+    /// (docs/speech.md, "Synthesis"), and the chit-chat above then scored anywhere from far below to just at the loose
+    /// eSpeak thresholds (a false wake at -5.97 against -6 in one full-suite run).
     static func speech(_ text: String, flite voice: String? = nil) throws -> PCMBuffer {
-        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("hark-wake-\(UUID().uuidString).wav")
-        defer { try? FileManager.default.removeItem(at: wav) }
-        let process = Process()
-        if let voice {
-            process.executableURL = URL(fileURLWithPath: flite)
-            process.arguments = ["-voice", voice, "-t", text, "-o", wav.path]
-        } else {
-            process.executableURL = URL(fileURLWithPath: eSpeak)
-            process.arguments = ["-w", wav.path, text]
-        }
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(process.executableURL?.path ?? "") failed on \(text)")
-        return try AudioFile.readSpeech(wav.path)
+        if let voice { return try FreshSpeech.flite(text, voice: voice) }
+        return try FreshSpeech.eSpeak(text, voice: "en")
     }
 
     /// A faint floor, as a microphone has, so there is no digital silence.
