@@ -197,3 +197,18 @@ struct WakeAudioHistoryTests {
         #expect(Array(history.slice(from: 0, to: 8)) == [3, 4, 5, 6])
     }
 }
+
+extension WakePhraseSpotterTests {
+    @Test("A longer phrase needs a wider keyphrase beam: flite kal's \"hark assistant\" is spotted with 1e-80, not with the default",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: flite), "flite is not installed (make setup installs it)"))
+    func keyphraseBeam() throws {
+        let (audio, starts) = try Self.stream(Self.chitChat + ["hark assistant, turn on the light"], flite: "kal")
+        var settings = WakeSettings(phrase: "hark assistant", keyphraseThreshold: 1e-60, confirms: false)
+        #expect(settings.keyphraseBeam == 1e-48)
+        let narrow = try Self.detections(try WakePhraseSpotter(phrase: settings.phrase, settings: settings), audio, chunk: 1_600)
+        settings.keyphraseBeam = 1e-80
+        let wide = try Self.detections(try WakePhraseSpotter(phrase: settings.phrase, settings: settings), audio, chunk: 1_600)
+        #expect(narrow.isEmpty, "\(narrow.map(\.time))")
+        #expect(wide.count == 1 && (wide.first?.start ?? 0) >= (starts.last ?? 0) - 0.5, "\(wide.map(\.time)) \(wide.map(\.keyphraseScore)), phrase from \(starts.last ?? 0) s")
+    }
+}

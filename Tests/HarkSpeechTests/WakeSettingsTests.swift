@@ -25,11 +25,12 @@ struct WakeSettingsTests {
         let partial = try Self.decode(#"{"phrase": "okay hark", "confirm": false}"#)
         #expect(partial.phrase == "okay hark" && !partial.confirms)
         #expect(partial.keyphraseThreshold == WakeSettings().keyphraseThreshold)
+        #expect(partial.keyphraseBeam == 1e-48, "PocketSphinx's own default, what the spotter always used")
     }
 
     @Test("Settings survive encoding and decoding")
     func roundTrip() throws {
-        let settings = WakeSettings(phrase: "hello hark", keyphraseThreshold: 1e-25, settleSeconds: 0.2, confirms: false,
+        let settings = WakeSettings(phrase: "hello hark", keyphraseThreshold: 1e-25, keyphraseBeam: 1e-70, settleSeconds: 0.2, confirms: false,
                                     confirmationThreshold: -2, preRollSeconds: 0.5, maximumPhraseSeconds: 2, noisyMeans: true,
                                     verifier: "v.json", verifierThreshold: 0.25)
         #expect(try WakeSettings.decode(JSONEncoder().encode(settings)) == settings)
@@ -41,6 +42,8 @@ struct WakeSettingsTests {
         (#"{"kws_threshold": "loud"}"#, "kws_threshold"),
         (#"{"kws_threshold": 2}"#, "kws_threshold"),
         (#"{"kws_threshold": 0}"#, "kws_threshold"),
+        (#"{"kws_beam": 1}"#, "kws_beam"),
+        (#"{"kws_beam": -1e-48}"#, "kws_beam"),
         (#"{"confirmation_threshold": null}"#, "confirmation_threshold"),
         (#"{"confirm": "yes"}"#, "confirm"),
         (#"{"pre_roll_seconds": -1}"#, "pre_roll_seconds"),

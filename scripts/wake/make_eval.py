@@ -62,6 +62,18 @@ SOUND_ALIKES = [
     "okay carl", "the harp was out of tune", "hey harvey",
 ]
 
+# Sound-alikes of other candidate phrases, heard only in that phrase's streams (SOUND_ALIKES was written for "hey
+# hark"; without these a longer phrase would meet no hard negative of its own). Split in halves like the rest.
+PHRASE_SOUND_ALIKES = {
+    "hark assistant": [
+        "ask the park assistant", "the art assistant is late", "her assistant called back", "a smart assistant can help",
+        "mark is distant these days", "the dark is persistent", "this watch is water resistant",
+        "the hard part is the distance", "the bark was resistant to rot", "my car assistant is broken",
+        "the lab assistant is here", "harsh assistance was needed", "call your personal assistant",
+        "a heart assist device",
+    ],
+}
+
 
 def sentences(path):
     with open(path, encoding="utf-8") as handle:
@@ -239,8 +251,9 @@ def main():
         negatives = half(COMMANDS, split) + half(chitchat, split) + half(SOUND_ALIKES, split)
         print(f"{split}: {len(negatives)} non-wake sentences per voice", file=sys.stderr)
         for phrase in args.phrase:
+            mine = negatives + half(PHRASE_SOUND_ALIKES.get(phrase, []), split)
             for number, (engine, voice) in enumerate(VOICES[split]):
-                streams += build_voice_streams(args.out, work, split, engine, voice, phrase, negatives, kitchen,
+                streams += build_voice_streams(args.out, work, split, engine, voice, phrase, mine, kitchen,
                                                args.seed + number, args.noise_name, args.run_on)
         if not args.run_on:
             streams += build_real_streams(args.out, args.benchmarks, split, kitchen, args.seed, args.noise_name)

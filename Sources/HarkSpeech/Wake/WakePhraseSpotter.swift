@@ -125,7 +125,7 @@ public final class WakePhraseSpotter {
         ] + means)
         try decoder.addKeyphrase(
             name: Self.keyphraseSearch, phrase: self.phrase, threshold: settings.keyphraseThreshold,
-            delayFrames: settleFrames, beam: 1e-48)
+            delayFrames: settleFrames, beam: settings.keyphraseBeam)
         confirmer = try PocketSphinxDecoder(arguments: [
             "-hmm", model.acousticModel.path, "-dict", dictionary.path, "-cmn", "batch", "-remove_silence", "no",
             "-beam", "1e-80", "-pbeam", "1e-80", "-wbeam", "1e-50",

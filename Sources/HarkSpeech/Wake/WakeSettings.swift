@@ -11,6 +11,10 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     /// PocketSphinx's `-kws_threshold`: how much more likely the keyphrase path must be than the best free
     /// phone sequence ending at the same frame, as a ratio in (0, 1]. Smaller spots more, and wakes falsely more.
     public var keyphraseThreshold: Double
+    /// The keyphrase search's beam (its `-beam`, in (0, 1)): a partial path through the phrase that falls further
+    /// than this below the frame's best is dropped. PocketSphinx's default, 1e-48, suits a phrase of two
+    /// syllables; a longer phrase loses its true paths to it before they end (docs/wake-phrase.md, "Longer phrases").
+    public var keyphraseBeam: Double
     /// How long after a keyphrase hit the spotter waits for a better-scoring alignment of the same phrase
     /// before it decides (`-kws_delay`, in 10 ms frames), seconds.
     public var settleSeconds: Double
@@ -45,13 +49,15 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     public static let defaultPhrase = "hey hark"
 
     public init(
-        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-40, settleSeconds: Double = 0.15,
+        phrase: String = WakeSettings.defaultPhrase, keyphraseThreshold: Double = 1e-40, keyphraseBeam: Double = 1e-48,
+        settleSeconds: Double = 0.15,
         confirms: Bool = true, confirmationThreshold: Double = 7.5, confirmationDurationWeight: Double = 20,
         preRollSeconds: Double = 0.3, maximumPhraseSeconds: Double = 1.5, noisyMeans: Bool = false,
         verifier: String? = nil, verifierThreshold: Double = 0.5
     ) {
         self.phrase = phrase
         self.keyphraseThreshold = keyphraseThreshold
+        self.keyphraseBeam = keyphraseBeam
         self.settleSeconds = settleSeconds
         self.confirms = confirms
         self.confirmationThreshold = confirmationThreshold
@@ -66,6 +72,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case phrase
         case keyphraseThreshold = "kws_threshold"
+        case keyphraseBeam = "kws_beam"
         case settleSeconds = "settle_seconds"
         case confirms = "confirm"
         case confirmationThreshold = "confirmation_threshold"
@@ -130,6 +137,9 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         keyphraseThreshold = try field(.keyphraseThreshold, Double.self, "a number greater than 0 and at most 1 (e.g. 1e-20)", default: defaults.keyphraseThreshold) {
             $0 > 0 && $0 <= 1
         }
+        keyphraseBeam = try field(.keyphraseBeam, Double.self, "a number greater than 0 and less than 1 (e.g. 1e-48)", default: defaults.keyphraseBeam) {
+            $0 > 0 && $0 < 1
+        }
         settleSeconds = try field(.settleSeconds, Double.self, "a number of seconds from 0 to 1", default: defaults.settleSeconds) { (0...1).contains($0) }
         confirms = try field(.confirms, Bool.self, "true or false", default: defaults.confirms) { _ in true }
         confirmationThreshold = try field(.confirmationThreshold, Double.self, "a score from -20 to 40 (natural log per frame, plus the duration term)", default: defaults.confirmationThreshold) {
@@ -153,6 +163,7 @@ public struct WakeSettings: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(phrase, forKey: .phrase)
         try container.encode(keyphraseThreshold, forKey: .keyphraseThreshold)
+        try container.encode(keyphraseBeam, forKey: .keyphraseBeam)
         try container.encode(settleSeconds, forKey: .settleSeconds)
         try container.encode(confirms, forKey: .confirms)
         try container.encode(confirmationThreshold, forKey: .confirmationThreshold)
