@@ -285,8 +285,9 @@ struct ApplianceLoopTests {
     @Test("a button press starts listening; speech without it is ignored")
     func buttonStartsListening() throws {
         let bench = try Bench(buttonMode: .press)
-        let ignored = Self.stream([Self.silence(0.5), try Self.espeak("turn on the light"), Self.silence(1)])
-        let heard = Self.stream([Self.silence(0.3), try Self.espeak("turn on the light"), Self.silence(1.5)])
+        let command = try Self.espeak("turn on the light")
+        let ignored = Self.stream([Self.silence(0.5), command, Self.silence(1)])
+        let heard = Self.stream([Self.silence(0.3), command, Self.silence(1.5)])
         let source = PressingSource(before: ignored, after: heard, waitForListening: bench.listening) {
             try bench.chip.setInput(.name("BUTTON"), physical: false)  // active low: pressed
         }

@@ -107,13 +107,14 @@ struct ValuesMarginTests {
 
         // eSpeak NG's "I'd like a quiet room" is heard as "i'd like a mocha with cream": the opening fits, the values
         // (more than half a second of them) do not.
-        let room = orders.understand(try baristaRecognizer.recognize(try FreshSpeech.eSpeak("I'd like a quiet room")))
+        let quietRoom = try FreshSpeech.eSpeak("I'd like a quiet room")
+        let room = orders.understand(try baristaRecognizer.recognize(quietRoom))
         #expect(room.transcript.valuesMarginPoint == RecognitionOptions.standardValuesMarginPoint)
         #expect(!room.accepted && room.valuesFitPoorly, "\(room.transcript.text): \(room.valuesMargin ?? 0) over \(room.valuesSeconds ?? 0) s")
         #expect(room.acousticConfidence >= SpeechUnderstanding.defaultAcousticThreshold && room.intent?.intent == "orderDrink",
                 "the margins alone would have taken the order: \(room.acousticConfidence)")
         let unjudged = try SpeechRecognizer(workspace: barista, options: RecognitionOptions(valuesMarginPoint: nil))
-        #expect(orders.understand(try unjudged.recognize(try FreshSpeech.eSpeak("I'd like a quiet room"))).accepted)
+        #expect(orders.understand(try unjudged.recognize(quietRoom)).accepted)
 
         let order = orders.understand(try baristaRecognizer.recognize(try FreshSpeech.eSpeak("get me a medium cappuccino")))
         #expect(order.accepted && (order.valuesSeconds ?? 0) >= RecognitionOptions.defaultValuesMinimumSeconds,

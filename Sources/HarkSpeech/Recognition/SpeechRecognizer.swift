@@ -195,23 +195,22 @@ public final class SpeechRecognizer {
         } else {
             self.english = nil
         }
-        // The second reading: the usual decoder's settings and dictionary, the workspace's words in any order.
+        // The second reading: the usual decoder's settings and dictionary (cheaper settings cost paraphrases for little
+        // processor time: docs/speech.md, "A second reading"), the workspace's words in any order.
         if options.secondReading, options.search == .grammar, options.cepstralMean == .batch, let grammar,
            workspace.intents.filter({ !$0.examples.isEmpty }).count >= 2 {
             let file = scratch.appendingPathComponent("reading.arpa")
             try grammar.arpaLanguageModel().write(to: file, atomically: true, encoding: .utf8)
-            // The usual decoder's settings: cheaper ones cost paraphrases for little processor time (docs/speech.md).
-            let readingArguments = arguments
             func makeReadingDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
                 let reading = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
                 try reading.addLanguageModel(name: SecondReading.search, file: file)
                 try reading.useSearch(SecondReading.search)
                 return reading
             }
-            readingDecoder = try makeReadingDecoder(readingArguments)
+            readingDecoder = try makeReadingDecoder(arguments)
             // Speech in moderate noise is read with the moderate-noise means, as its grammar pass is.
             if moderateDecoder != nil, let means = model.moderateMeans {
-                moderateReadingDecoder = try makeReadingDecoder(readingArguments.merging(["-mean": means.path]) { $1 })
+                moderateReadingDecoder = try makeReadingDecoder(arguments.merging(["-mean": means.path]) { $1 })
             } else {
                 moderateReadingDecoder = nil
             }
