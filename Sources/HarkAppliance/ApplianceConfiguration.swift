@@ -109,11 +109,15 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// Whether the words of a command's values must fit the sound in clean speech (`RecognitionOptions.valuesMarginPoint`;
     /// on by default: docs/speech.md, "Near-commands: the values must fit").
     public var valuesMargin = true
+    /// Whether clean speech may wrap a command in courtesy words ("could you … please") and still be heard as that
+    /// command (`RecognitionOptions.courtesyWords`; on by default: docs/speech.md, "Courtesy words").
+    public var courtesyWords = true
 
     /// How the appliance's recognisers search: the defaults, with the judge against any English when `anyEnglish`, the
-    /// second reading when `secondReading` and the values' margin when `valuesMargin`.
+    /// second reading when `secondReading`, the values' margin when `valuesMargin` and the courtesy words when
+    /// `courtesyWords`.
     public var recognitionOptions: RecognitionOptions {
-        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil, secondReading: secondReading,
+        RecognitionOptions(anyEnglish: anyEnglish ? .standard : nil, secondReading: secondReading, courtesyWords: courtesyWords,
                            valuesMarginPoint: valuesMargin ? RecognitionOptions.standardValuesMarginPoint : nil)
     }
     public var acousticThreshold = SpeechUnderstanding.defaultAcousticThreshold
@@ -263,6 +267,7 @@ extension ApplianceConfiguration {
                     "any_english": { v, p throws(ConfigurationError) in c.anyEnglish = try reader.bool(v, p) },
                     "second_reading": { v, p throws(ConfigurationError) in c.secondReading = try reader.bool(v, p) },
                     "values_margin": { v, p throws(ConfigurationError) in c.valuesMargin = try reader.bool(v, p) },
+                    "courtesy_words": { v, p throws(ConfigurationError) in c.courtesyWords = try reader.bool(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
                     "intent_threshold": { v, p throws(ConfigurationError) in c.intentThreshold = try reader.number(v, p, in: 0...1) },
                 ])

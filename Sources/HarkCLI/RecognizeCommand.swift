@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading on|off] [--values-margin on|off|M]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading on|off] [--values-margin on|off|M] [--courtesy on|off]
                               [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
@@ -49,6 +49,10 @@ enum RecognizeCommand: Command {
                             and commands heard through a poor channel are turned away, about twice the processor time
                             (second_reading, second_reading_margin and second_reading_intent in --json; workspaces of
                             two intents or more; docs/speech.md, "A second reading")
+          --courtesy W      on (default) or off: in clean speech the grammar also takes each example with courtesy
+                            words around it ("could you", "can you", "would you" or "please" before, "please" after),
+                            so a command said politely is heard as itself rather than as the nearest example
+                            (workspaces of two intents or more; docs/speech.md, "Courtesy words")
           --values-margin W on (default), off or a margin M: in clean speech the words of a command's values (its
                             entities' words), when they last half a second or more, must fit the sound with a margin of
                             at least M (on: -4.25), so a request that only opens like a command ("I'd like a quiet room"
@@ -142,6 +146,7 @@ enum RecognizeCommand: Command {
             return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
         }, expected: "a probability per phone, above 0 and at most 1, or off")
         let secondReading = try args.option("--second-reading", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let courtesy = try args.option("--courtesy", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
         let valuesMargin = try args.option("--values-margin", parse: { text -> Double?? in
             if text == "off" { return .some(nil) }
             if text == "on" { return .some(RecognitionOptions.standardValuesMarginPoint) }
@@ -164,6 +169,7 @@ enum RecognizeCommand: Command {
         if let marginRoom { options.marginRoom = marginRoom }
         if anyEnglish == true { options.anyEnglish = .standard }
         if let secondReading { options.secondReading = secondReading }
+        if let courtesy { options.courtesyWords = courtesy }
         if let valuesMargin { options.valuesMarginPoint = valuesMargin }
         switch otherSpeech {
         case .some(.some(let probability)): options.otherSpeech = OtherSpeech(phoneProbability: probability)

@@ -70,6 +70,17 @@ struct ApplianceConfigurationTests {
         }
     }
 
+    @Test("the courtesy words are on unless the configuration turns them off")
+    func courtesyWords() throws {
+        let source = URL(fileURLWithPath: "/etc/hark/hark.json")
+        #expect(try ApplianceConfiguration.parse("{}", source: source).recognitionOptions.courtesyWords)
+        let off = try ApplianceConfiguration.parse(#"{ "understanding": { "courtesy_words": false } }"#, source: source)
+        #expect(!off.courtesyWords && !off.recognitionOptions.courtesyWords)
+        #expect(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(#"{ "understanding": { "courtesy_words": "yes" } }"#, source: source)
+        }
+    }
+
     @Test("an empty object is the defaults")
     func empty() throws {
         #expect(try ApplianceConfiguration.parse("{}", source: nil) == ApplianceConfiguration())

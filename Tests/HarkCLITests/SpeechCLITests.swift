@@ -27,6 +27,13 @@ struct SpeechCLITests {
         #expect(r.stderr.contains("states") && r.stderr.contains("word transitions"), "\(r.stderr)")
         let both = try CLITests.hark(["grammar", "--fsg", "--arpa"])
         #expect(both.status == 64 && both.stderr.contains("exclude"), "\(both.stderr)")
+        // The courtesy words, as the recogniser hears clean speech: on for home.json (eleven intents), which they
+        // make larger; `--courtesy off` prints the examples alone; anything but on or off is a usage error.
+        let plain = try CLITests.hark(["grammar", "--fsg", "--courtesy", "off"])
+        let transitions = { (fsg: String) in fsg.split(separator: "\n").filter { $0.hasPrefix("TRANSITION ") }.count }
+        #expect(plain.status == 0 && transitions(plain.stdout) < transitions(r.stdout), "\(plain.stderr) / \(r.stderr)")
+        let wrong = try CLITests.hark(["grammar", "--courtesy", "maybe"])
+        #expect(wrong.status == 64 && wrong.stderr.contains("--courtesy"), "\(wrong.stderr)")
     }
 
     /// "turn off the light" as `hark say` speaks it, written to `dir`: its path and its audio at 16 kHz mono.

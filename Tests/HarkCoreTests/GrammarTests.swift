@@ -37,6 +37,35 @@ struct GrammarTests {
         #expect(grammar.vocabulary == ["ceiling", "fan", "lamp", "light", "on", "the", "turn"])
     }
 
+    @Test("With courtesy, every example may open with \"could you\", \"can you\", \"would you\" or \"please\" and close with \"please\", once")
+    func courtesyWords() throws {
+        let workspace = Workspace(
+            intents: [Intent(name: "on", examples: [IntentExample(text: "turn on the light"), IntentExample(text: "could you open the door")]),
+                      Intent(name: "hello", examples: [IntentExample(text: "hello"), IntentExample(text: "please")])],
+            entities: [EntityDefinition(name: "device", values: [EntityValue(value: "light", kind: .synonyms(["lamp"]))])])
+        let plain = SpeechGrammar(workspace: workspace)
+        let polite = SpeechGrammar(workspace: workspace, courtesy: true)
+        for sentence in ["could you turn on the lamp please", "please turn on the light", "turn on the light please",
+                         "can you turn on the light", "would you turn on the lamp please", "could you open the door please",
+                         "hello please", "please hello"] {
+            #expect(polite.accepts(text: sentence), "\(sentence)")
+            #expect(!plain.accepts(text: sentence), "\(sentence)")
+        }
+        // Every example of the plain grammar is still there; an example that already opens or closes with a
+        // courtesy word gets no second one.
+        for sentence in ["turn on the light", "could you open the door", "hello", "please"] { #expect(polite.accepts(text: sentence)) }
+        for sentence in ["could you could you open the door", "can you could you open the door", "please please",
+                         "please please please", "turn on the light please please", "please could you turn on the light"] {
+            #expect(!polite.accepts(text: sentence), "\(sentence)")
+        }
+        #expect(plain.vocabulary.contains("please") && !plain.vocabulary.contains("would"))
+        #expect(Set(polite.vocabulary).isSuperset(of: ["could", "can", "would", "you", "please"]))
+        // The automaton the recogniser decodes takes the same sentences.
+        let automaton = try WordAutomaton(grammar: polite)
+        #expect(automaton.accepts(SpeechText.words("could you turn on the lamp please")))
+        #expect(!automaton.accepts(SpeechText.words("please please please")))
+    }
+
     @Test("Mentions become rules; digits become the number rule when @sys-number is on")
     func mentionsAndNumbers() {
         let text = "set the heat to 21 in the kitchen"

@@ -12,6 +12,8 @@ import Foundation
 ///   (`zero` … `ninety nine`, hundreds, thousands);
 /// - pattern and other system entities (dates, times) stay as the words the example used: their values
 ///   cannot be listed.
+/// - with `courtesy`, each template may also open with "could you", "can you", "would you" or "please" and close
+///   with "please", unless it already does (`Courtesy`).
 /// Counterexamples are not part of the grammar.
 public struct SpeechGrammar: Sendable {
     /// One token of a template or rule: a word, or a reference to a rule by name.
@@ -44,11 +46,47 @@ public struct SpeechGrammar: Sendable {
         graph = GrammarGraph(sentences: self.templates)
     }
 
-    /// The grammar of `workspace`'s intent examples.
-    public init(workspace: Workspace) {
+    /// The words people put around a request in English without changing what it asks: "could you", "can you",
+    /// "would you" and "please" before it, "please" after it. A workspace shows a command's words once or twice with
+    /// them and mostly without; a grammar of the examples alone then hears "could you turn the lamp on please" as the
+    /// nearest example, which is often another command's. Kept to these few: each word more is more paths for
+    /// near-commands and, since PocketSphinx scores each frame against the best senone of the paths it keeps, a
+    /// lower margin for the examples said as written ("hey", "now", "for me" and "right now" were measured too:
+    /// docs/speech.md, "Courtesy words").
+    public enum Courtesy {
+        /// The rule a template may open with.
+        public static let openRule = "courtesy_open"
+        /// The rule a template may close with.
+        public static let closeRule = "courtesy_close"
+        public static let openers: [[String]] = [["could", "you"], ["can", "you"], ["would", "you"], ["please"]]
+        public static let closers: [[String]] = [["please"]]
+
+        /// Whether a recogniser gives `workspace` the courtesy words: when it has two intents with examples or more. A
+        /// one-intent workspace of orders writes its openings into its examples, has no other command to mistake a
+        /// request for, and with the words let more near-commands through (docs/speech.md, "Courtesy words").
+        public static func applies(to workspace: Workspace) -> Bool {
+            workspace.intents.filter { !$0.examples.isEmpty }.count >= 2
+        }
+
+        /// `template` alone, and with an opener and a closer where it has none of its own: up to four templates.
+        static func variants(of template: [Element]) -> [[Element]] {
+            let words = template.map { element -> String? in if case .word(let w) = element { w } else { nil } }
+            let opens = !openers.contains { o in words.count >= o.count && zip(words, o).allSatisfy { $0 == $1 } }
+            let closes = !closers.contains { c in words.count >= c.count && zip(words.suffix(c.count), c).allSatisfy { $0 == $1 } }
+            var result = [template]
+            if opens { result.append([.rule(openRule)] + template) }
+            if closes { result.append(template + [.rule(closeRule)]) }
+            if opens, closes { result.append([.rule(openRule)] + template + [.rule(closeRule)]) }
+            return result
+        }
+    }
+
+    /// The grammar of `workspace`'s intent examples; with `courtesy`, also said with courtesy words around them
+    /// (`Courtesy`).
+    public init(workspace: Workspace, courtesy: Bool = false) {
         var rules: [String: [[Element]]] = [:]
         var ruleNames: [String: String] = [:]  // entity name → rule name
-        var taken: Set<String> = Set(Self.numberRules().keys)
+        var taken: Set<String> = Set(Self.numberRules().keys).union([Courtesy.openRule, Courtesy.closeRule])
         // Dictionary entities, each value and synonym as spoken words; the lookup finds them in unannotated text.
         var phrases: [[String]: String] = [:]  // words → entity name
         var longestPhrase = 0
@@ -122,6 +160,11 @@ public struct SpeechGrammar: Sendable {
             }
         }
         if usesNumbers { rules.merge(Self.numberRules()) { a, _ in a } }
+        if courtesy, !templates.isEmpty {
+            rules[Courtesy.openRule] = Courtesy.openers.map { $0.map(Element.word) }
+            rules[Courtesy.closeRule] = Courtesy.closers.map { $0.map(Element.word) }
+            templates = templates.flatMap(Courtesy.variants(of:))
+        }
         self.init(templates: templates, rules: rules)
     }
 

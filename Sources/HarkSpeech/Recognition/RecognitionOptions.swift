@@ -84,6 +84,11 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// the noisy-speech decoder's; only for a workspace of two intents or more (with one, the readings cannot mean
     /// different commands).
     public var secondReading: Bool
+    /// Whether the usual decoder's grammar (clean speech) also takes each example with courtesy words around it
+    /// ("could you … please", `SpeechGrammar.Courtesy`; on by default, docs/speech.md "Courtesy words"): the grammar
+    /// search, for a workspace of two intents or more (with one, the examples' own openings carry its requests, and
+    /// the words only let more near-commands through). The noisy-speech and moderate-noise decoders never use them.
+    public var courtesyWords: Bool
     /// The least margin the words that carry a command's values may have (`Transcript.fit(ofWordsIn:)`; -4.25 by
     /// default, `nil`: not judged). A request that opens the way a command opens ("I'd like a quiet room") is heard as
     /// the command whose values sound nearest ("i'd like a mocha with cream"): the opening and the room around it fit, so
@@ -252,7 +257,7 @@ public struct RecognitionOptions: Sendable, Equatable {
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, moderate: ModerateDecoding? = .standard,
         phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil,
-        otherSpeech: OtherSpeech? = .standard, secondReading: Bool = false,
+        otherSpeech: OtherSpeech? = .standard, secondReading: Bool = false, courtesyWords: Bool = true,
         valuesMarginPoint: Double? = RecognitionOptions.standardValuesMarginPoint,
         valuesMinimumSeconds: Double = RecognitionOptions.defaultValuesMinimumSeconds
     ) {
@@ -260,6 +265,7 @@ public struct RecognitionOptions: Sendable, Equatable {
         self.valuesMinimumSeconds = valuesMinimumSeconds
         self.otherSpeech = otherSpeech
         self.secondReading = secondReading
+        self.courtesyWords = courtesyWords
         self.moderate = moderate
         self.anyEnglish = anyEnglish
         self.marginRoom = marginRoom

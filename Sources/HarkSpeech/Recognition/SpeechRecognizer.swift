@@ -82,13 +82,19 @@ public final class SpeechRecognizer {
         defer { try? FileManager.default.removeItem(at: scratch) }
 
         var grammar: SpeechGrammar?
+        // The usual decoder's grammar also takes the examples with courtesy words around them; the noisy-speech and
+        // moderate-noise decoders' do not (docs/speech.md, "Courtesy words": in noise the extra words fit the noise).
+        var courteous: SpeechGrammar?
         var guessed: [String] = []
         if options.search == .general {
             arguments["-dict"] = model.dictionary.path
         } else {
             let built = SpeechGrammar(workspace: workspace)
             guard !built.templates.isEmpty else { throw SpeechRecognitionError.emptyGrammar(workspace: workspace.source ?? workspace.name) }
-            let lexicon = try PronunciationLexicon(words: built.vocabulary, dictionary: model.dictionary, source: pronunciations)
+            if options.search == .grammar, options.courtesyWords, SpeechGrammar.Courtesy.applies(to: workspace) {
+                courteous = SpeechGrammar(workspace: workspace, courtesy: true)
+            }
+            let lexicon = try PronunciationLexicon(words: (courteous ?? built).vocabulary, dictionary: model.dictionary, source: pronunciations)
             guessed = lexicon.guessed
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let dictionary = scratch.appendingPathComponent("words.dict")
@@ -102,7 +108,7 @@ public final class SpeechRecognizer {
         let search: String
         var languageModel: URL?
         var finiteStateGrammar: URL?
-        var branchedGrammar: URL?
+        var usualGrammar: URL?
         switch options.search {
         case .grammar:
             search = "grammar"
@@ -110,20 +116,24 @@ public final class SpeechRecognizer {
             // rules into a search graph up to hundreds of times larger, and its search walks every state of it
             // at every frame (WordAutomaton).
             if let grammar {
-                let automaton: WordAutomaton
-                do { automaton = try WordAutomaton(grammar: grammar) } catch {
-                    throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
+                func automaton(of grammar: SpeechGrammar) throws -> WordAutomaton {
+                    do { return try WordAutomaton(grammar: grammar) } catch {
+                        throw SpeechRecognitionError.invalidGrammar(workspace: workspace.source ?? workspace.name, reason: error.description)
+                    }
                 }
+                let plain = try automaton(of: grammar)
                 let file = scratch.appendingPathComponent("words.fsg")
-                try automaton.fsg(name: search).write(to: file, atomically: true, encoding: .utf8)
+                try plain.fsg(name: search).write(to: file, atomically: true, encoding: .utf8)
                 finiteStateGrammar = file
-                // The usual decoder (clean speech) searches with the branch for other speech; the moderate-noise and
-                // noisy-speech decoders without it (docs/speech.md, "Speech outside the grammar": in noise the branch
-                // fits the noise and takes real commands through the endpointer's cuts).
-                if let other = options.otherSpeech {
-                    let branched = scratch.appendingPathComponent("words-other.fsg")
-                    try automaton.fsg(name: search, loop: other.loop).write(to: branched, atomically: true, encoding: .utf8)
-                    branchedGrammar = branched
+                // The usual decoder (clean speech) searches with the branch for other speech and the courtesy words; the
+                // moderate-noise and noisy-speech decoders without either (docs/speech.md, "Speech outside the grammar":
+                // in noise the branch fits the noise and takes real commands through the endpointer's cuts).
+                let usual = try courteous.map(automaton(of:))
+                if options.otherSpeech != nil || usual != nil {
+                    let fsg = (usual ?? plain).fsg(name: search, loop: options.otherSpeech?.loop)
+                    let file = scratch.appendingPathComponent("words-usual.fsg")
+                    try fsg.write(to: file, atomically: true, encoding: .utf8)
+                    usualGrammar = file
                 }
             }
         case .languageModel:
@@ -135,12 +145,12 @@ public final class SpeechRecognizer {
             search = "general"
             languageModel = model.generalLanguageModel
         }
-        func makeDecoder(_ arguments: [String: String], otherSpeech: Bool = true) throws -> PocketSphinxDecoder {
+        func makeDecoder(_ arguments: [String: String], usual: Bool = true) throws -> PocketSphinxDecoder {
             let decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
             if let languageModel {
                 try decoder.addLanguageModel(name: search, file: languageModel)
             } else if let finiteStateGrammar {
-                try decoder.addFiniteStateGrammar(name: search, file: (otherSpeech ? branchedGrammar : nil) ?? finiteStateGrammar)
+                try decoder.addFiniteStateGrammar(name: search, file: (usual ? usualGrammar : nil) ?? finiteStateGrammar)
             } else {
                 try decoder.addGrammar(name: search, jsgf: grammar?.jsgf ?? "")
             }
@@ -166,7 +176,7 @@ public final class SpeechRecognizer {
         if let noisy = options.effectiveNoisy {
             var noisyArguments = arguments.merging(noisy.decoderArguments) { $1 }
             if let means = model.noisyMeans { noisyArguments["-mean"] = means.path }
-            noisyDecoder = try makeDecoder(noisyArguments, otherSpeech: false)
+            noisyDecoder = try makeDecoder(noisyArguments, usual: false)
             noisyPhoneDecoder = try makePhoneDecoder(noisyArguments)
             noisyConfidence = (model.noisyMeans != nil ? noisy.confidenceWithNoisyMeans : nil) ?? options.confidence
             noisyWordsConfidence = model.noisyMeans != nil ? noisy.wordsConfidenceWithNoisyMeans : nil
@@ -179,7 +189,7 @@ public final class SpeechRecognizer {
         if let moderate = options.effectiveModerate, let means = model.moderateMeans {
             var moderateArguments = arguments
             moderateArguments["-mean"] = means.path
-            moderateDecoder = try makeDecoder(moderateArguments, otherSpeech: false)
+            moderateDecoder = try makeDecoder(moderateArguments, usual: false)
             moderatePhoneDecoder = try makePhoneDecoder(moderateArguments)
             moderateConfidence = moderate.confidence
         } else {
