@@ -64,6 +64,11 @@ struct GrammarTests {
         let automaton = try WordAutomaton(grammar: polite)
         #expect(automaton.accepts(SpeechText.words("could you turn on the lamp please")))
         #expect(!automaton.accepts(SpeechText.words("please please please")))
+        // A recogniser gives them to workspaces of two intents with examples or more, not to one of orders alone.
+        #expect(SpeechGrammar.Courtesy.applies(to: workspace))
+        #expect(!SpeechGrammar.Courtesy.applies(to: Workspace(intents: [
+            Intent(name: "order", examples: [IntentExample(text: "can i have a latte")]), Intent(name: "empty", examples: []),
+        ])))
     }
 
     @Test("Mentions become rules; digits become the number rule when @sys-number is on")
