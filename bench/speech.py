@@ -268,15 +268,16 @@ def ood_sentences(path=OOD):
     return [" ".join(l.split()) for l in open(path, encoding="utf-8") if l.strip() and not l.startswith("#")]
 
 
-def ood_problems(sentences):
-    """An OOD sentence equal to a workspace example or counterexample would not be a held-out test."""
+def ood_problems(sentences, counterexamples=True):
+    """An OOD sentence equal to a workspace example or counterexample would not be a held-out test. A tuning set's
+    sentence may be a counterexample (`counterexamples=False`): those are non-commands too, and one tunes on them."""
     known = {}
     for path in (BARISTA, HOME):
         ws = json.load(open(path, encoding="utf-8"))
         for intent in ws["intents"]:
             for e in intent["examples"]:
                 known[harklib.normalise(e["text"])] = f"{os.path.basename(path)} #{intent['intent']}"
-        for c in ws.get("counterexamples", []):
+        for c in ws.get("counterexamples", []) if counterexamples else []:
             known[harklib.normalise(c["text"])] = f"{os.path.basename(path)} counterexample"
     problems, seen = [], set()
     for s in sentences:

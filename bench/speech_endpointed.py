@@ -234,9 +234,11 @@ def out_of_domain(args):
     tuning = args.ood_set != "reported"
     sentences = speech.ood_sentences(os.path.join(ROOT, "bench", "data", OOD_SETS[args.ood_set]))
     if args.ood_set != "reported":
-        # A tuning set must stay apart from the reported one, and from every example.
+        # A tuning set must stay apart from the reported one, and from every example; a counterexample is a
+        # non-command like the rest (speech_rejection_snr.py's rule: home.json has since taken four of the tuning
+        # sentences as counterexamples).
         reported = {harklib.normalise(s) for s in speech.ood_sentences()}
-        problems = speech.ood_problems(sentences) + [f"{s!r} is in the reported set" for s in sentences
+        problems = speech.ood_problems(sentences, counterexamples=False) + [f"{s!r} is in the reported set" for s in sentences
                                                      if harklib.normalise(s) in reported]
         if problems:
             sys.exit("speech_endpointed: " + "; ".join(problems))
