@@ -58,7 +58,9 @@ public struct SpeechGrammar: Sendable {
         public static let openRule = "courtesy_open"
         /// The rule a template may close with.
         public static let closeRule = "courtesy_close"
+        /// What may come before an example, one of them at most.
         public static let openers: [[String]] = [["could", "you"], ["can", "you"], ["would", "you"], ["please"]]
+        /// What may come after an example, one of them at most.
         public static let closers: [[String]] = [["please"]]
 
         /// Whether a recogniser gives `workspace` the courtesy words: when it has two intents with examples or more. A
