@@ -73,6 +73,11 @@ struct Arguments {
         return v
     }
 
+    /// An option that takes `on` or `off`: true or false, nil when absent; anything else is a usage error.
+    mutating func onOff(_ name: String) throws(UsageError) -> Bool? {
+        try option(name, parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+    }
+
     /// All remaining arguments that are not options. An unconsumed `-x`/`--x` before `--` is an unknown flag.
     mutating func positionals() throws(UsageError) -> [String] {
         var out: [String] = []

@@ -26,11 +26,12 @@ enum GrammarCommand: Command {
         let arpa = try args.flag("--arpa")
         let words = try args.flag("--words")
         let fsg = try args.flag("--fsg")
-        let courtesy = try args.option("--courtesy", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let courtesy = try args.onOff("--courtesy")
         try args.finish()
         if [arpa, words, fsg].filter({ $0 }).count > 1 { throw UsageError(message: "--fsg, --arpa and --words exclude each other") }
         let workspace = try loadWorkspace(workspacePath)
-        let grammar = SpeechGrammar(workspace: workspace, courtesy: courtesy ?? SpeechGrammar.Courtesy.applies(to: workspace))
+        let plain = SpeechGrammar(workspace: workspace)
+        let grammar = (courtesy ?? SpeechGrammar.Courtesy.applies(to: workspace)) ? plain.withCourtesy() : plain
         if fsg {
             let automaton: WordAutomaton
             do { automaton = try WordAutomaton(grammar: grammar) } catch { throw CommandFailure(message: "\(error)", exitCode: 65) }

@@ -117,7 +117,7 @@ enum RecognizeCommand: Command {
         let decoderArgs = try SpeechCLI.decoderArguments(&args)
         let noisyDecoderArgs = try SpeechCLI.decoderArguments(&args, option: "--noisy-decoder-args")
         let unpaced = try args.flag("--unpaced")
-        let voicing = try args.option("--voicing", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let voicing = try args.onOff("--voicing")
         let minimumVoiced = try args.option("--min-voiced", parse: { Double($0).flatMap { (0...2).contains($0) ? $0 : nil } },
                                             expected: "seconds, 0…2")
         let decodedTail = try args.option("--decoded-tail", parse: { Double($0).flatMap { (0...10).contains($0) ? $0 : nil } },
@@ -140,13 +140,13 @@ enum RecognizeCommand: Command {
             if text == "all" { return .some(nil) }
             return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }
         }, expected: "seconds, 0…30, or all")
-        let anyEnglish = try args.option("--any-english", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let anyEnglish = try args.onOff("--any-english")
         let otherSpeech = try args.option("--other-speech", parse: { text -> Double?? in
             if text == "off" { return .some(nil) }
             return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
         }, expected: "a probability per phone, above 0 and at most 1, or off")
-        let secondReading = try args.option("--second-reading", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
-        let courtesy = try args.option("--courtesy", parse: { ["on": true, "off": false][$0] }, expected: "on or off")
+        let secondReading = try args.onOff("--second-reading")
+        let courtesy = try args.onOff("--courtesy")
         let valuesMargin = try args.option("--values-margin", parse: { text -> Double?? in
             if text == "off" { return .some(nil) }
             if text == "on" { return .some(RecognitionOptions.standardValuesMarginPoint) }

@@ -44,7 +44,7 @@ struct GrammarTests {
                       Intent(name: "hello", examples: [IntentExample(text: "hello"), IntentExample(text: "please")])],
             entities: [EntityDefinition(name: "device", values: [EntityValue(value: "light", kind: .synonyms(["lamp"]))])])
         let plain = SpeechGrammar(workspace: workspace)
-        let polite = SpeechGrammar(workspace: workspace, courtesy: true)
+        let polite = plain.withCourtesy()
         for sentence in ["could you turn on the lamp please", "please turn on the light", "turn on the light please",
                          "can you turn on the light", "would you turn on the lamp please", "could you open the door please",
                          "hello please", "please hello"] {

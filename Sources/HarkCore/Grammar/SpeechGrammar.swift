@@ -12,8 +12,8 @@ import Foundation
 ///   (`zero` … `ninety nine`, hundreds, thousands);
 /// - pattern and other system entities (dates, times) stay as the words the example used: their values
 ///   cannot be listed.
-/// - with `courtesy`, each template may also open with "could you", "can you", "would you" or "please" and close
-///   with "please", unless it already does (`Courtesy`).
+/// `withCourtesy()` gives the same grammar with each template also opened by "could you", "can you", "would you" or
+/// "please" and closed by "please", unless it already is (`Courtesy`).
 /// Counterexamples are not part of the grammar.
 public struct SpeechGrammar: Sendable {
     /// One token of a template or rule: a word, or a reference to a rule by name.
@@ -83,9 +83,18 @@ public struct SpeechGrammar: Sendable {
         }
     }
 
-    /// The grammar of `workspace`'s intent examples; with `courtesy`, also said with courtesy words around them
-    /// (`Courtesy`).
-    public init(workspace: Workspace, courtesy: Bool = false) {
+    /// This grammar with its templates also said with courtesy words around them (`Courtesy`). The rule names are
+    /// reserved by `init(workspace:)`, so no entity's rule is replaced.
+    public func withCourtesy() -> SpeechGrammar {
+        guard !templates.isEmpty else { return self }
+        var rules = rules
+        rules[Courtesy.openRule] = Courtesy.openers.map { $0.map(Element.word) }
+        rules[Courtesy.closeRule] = Courtesy.closers.map { $0.map(Element.word) }
+        return SpeechGrammar(templates: templates.flatMap(Courtesy.variants(of:)), rules: rules)
+    }
+
+    /// The grammar of `workspace`'s intent examples.
+    public init(workspace: Workspace) {
         var rules: [String: [[Element]]] = [:]
         var ruleNames: [String: String] = [:]  // entity name → rule name
         var taken: Set<String> = Set(Self.numberRules().keys).union([Courtesy.openRule, Courtesy.closeRule])
@@ -162,11 +171,6 @@ public struct SpeechGrammar: Sendable {
             }
         }
         if usesNumbers { rules.merge(Self.numberRules()) { a, _ in a } }
-        if courtesy, !templates.isEmpty {
-            rules[Courtesy.openRule] = Courtesy.openers.map { $0.map(Element.word) }
-            rules[Courtesy.closeRule] = Courtesy.closers.map { $0.map(Element.word) }
-            templates = templates.flatMap(Courtesy.variants(of:))
-        }
         self.init(templates: templates, rules: rules)
     }
 

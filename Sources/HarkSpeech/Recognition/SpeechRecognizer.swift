@@ -92,7 +92,7 @@ public final class SpeechRecognizer {
             let built = SpeechGrammar(workspace: workspace)
             guard !built.templates.isEmpty else { throw SpeechRecognitionError.emptyGrammar(workspace: workspace.source ?? workspace.name) }
             if options.search == .grammar, options.courtesyWords, SpeechGrammar.Courtesy.applies(to: workspace) {
-                courteous = SpeechGrammar(workspace: workspace, courtesy: true)
+                courteous = built.withCourtesy()
             }
             let lexicon = try PronunciationLexicon(words: (courteous ?? built).vocabulary, dictionary: model.dictionary, source: pronunciations)
             guessed = lexicon.guessed
