@@ -136,8 +136,10 @@ MODES = {
                       True, ["--cmn", "batch", "--voicing", "off"]),
     "silence-english": ("during the silence, with the judge against any English (`--any-english on`)", 0.3, True,
                         ["--cmn", "batch", "--any-english", "on"]),
-    "silence-reading": ("during the silence, with the second reading (`--second-reading on`)", 0.3, True,
-                        ["--cmn", "batch", "--second-reading", "on"]),
+    "silence-reading": ("during the silence, the second reading only checking (`--second-reading check`)", 0.3, True,
+                        ["--cmn", "batch", "--second-reading", "check"]),
+    "silence-unread": ("during the silence, without the second reading (`--second-reading off`, before 2026-12-07)", 0.3,
+                       True, ["--cmn", "batch", "--second-reading", "off"]),
 }
 
 

@@ -102,10 +102,12 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// (`RecognitionOptions.anyEnglish`): off by default, since it costs about 100 MiB, two to three times the
     /// decoding's processor time and a later answer to long commands.
     public var anyEnglish = false
-    /// Whether an utterance above 20 dB is also read with the workspace's words in any order, and a command the two readings
-    /// disagree on is not run (`RecognitionOptions.secondReading`): off by default, since it turns away some commands
-    /// heard through a poor channel and about doubles the processor time of a clean command (docs/speech.md, "A second reading").
-    public var secondReading = false
+    /// How clean speech is also read with the workspace's words in any order (`RecognitionOptions.secondReading`):
+    /// `"decide"` by default (a reading sure of its words and their intent answers; one that is not can stop the grammar's
+    /// sentence), `"check"` (it can only stop it, in moderate noise too) or `"off"`; `true` and `false` mean `"check"` and
+    /// `"off"`, as before the reading could decide. About 1.7 times the processor time of a clean command
+    /// (docs/speech.md, "A second reading decides").
+    public var secondReading = SecondReading.Use.decide
     /// Whether the words of a command's values must fit the sound in clean speech (`RecognitionOptions.valuesMarginPoint`;
     /// on by default: docs/speech.md, "Near-commands: the values must fit").
     public var valuesMargin = true
@@ -265,7 +267,7 @@ extension ApplianceConfiguration {
                     "noisy_means": { v, p throws(ConfigurationError) in c.noisyMeans = try reader.optionalString(v, p) },
                     "moderate_means": { v, p throws(ConfigurationError) in c.moderateMeans = try reader.optionalString(v, p) },
                     "any_english": { v, p throws(ConfigurationError) in c.anyEnglish = try reader.bool(v, p) },
-                    "second_reading": { v, p throws(ConfigurationError) in c.secondReading = try reader.bool(v, p) },
+                    "second_reading": { v, p throws(ConfigurationError) in c.secondReading = try reader.secondReading(v, p) },
                     "values_margin": { v, p throws(ConfigurationError) in c.valuesMargin = try reader.bool(v, p) },
                     "courtesy_words": { v, p throws(ConfigurationError) in c.courtesyWords = try reader.bool(v, p) },
                     "acoustic_threshold": { v, p throws(ConfigurationError) in c.acousticThreshold = try reader.number(v, p, in: 0...1) },
@@ -407,6 +409,15 @@ private struct FieldReader {
             throw fail(p, "must not contain control characters")
         }
         return name
+    }
+
+    /// `understanding.second_reading`: "decide", "check" or "off", or (as before the reading could decide) true or false.
+    func secondReading(_ v: JSONValue, _ p: String) throws(ConfigurationError) -> SecondReading.Use {
+        if let b = v.boolValue { return b ? .check : .off }
+        guard let s = v.stringValue, let use = SecondReading.Use(rawValue: s) else {
+            throw fail(p, "expected \"decide\", \"check\" or \"off\" (or true or false)")
+        }
+        return use
     }
 
     func bool(_ v: JSONValue, _ p: String) throws(ConfigurationError) -> Bool {

@@ -66,7 +66,7 @@ public final class TurnRunner: Sendable {
 
     /// A spoken turn: `command` comes from `SpeechUnderstanding` with this runner's thresholds.
     public func run(spoken command: SpokenCommand, context: JSONObject, source: TurnSource) -> Result {
-        run(text: command.transcript.text, spoken: command, context: context, source: source)
+        run(text: command.text, spoken: command, context: context, source: source)
     }
 
     /// Understanding for speech with the configured thresholds (made once: it reads the workspace's free-text intents).
@@ -86,6 +86,7 @@ public final class TurnRunner: Sendable {
             if let margin = t.englishMargin { data["english_margin"] = .number(rounded(margin)) }
             if t.otherSpeech { data["other_speech"] = .bool(true) }
             if let reading = t.secondReading { data["second_reading"] = .string(reading) }
+            if spoken.decidedByReading { data["decided_by_reading"] = .bool(true) }
             if let margin = spoken.valuesMargin { data["values_margin"] = .number(rounded(margin)) }
             data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
             if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }

@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading on|off] [--values-margin on|off|M] [--courtesy on|off]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading decide|check|off] [--values-margin on|off|M] [--courtesy on|off]
                               [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
@@ -43,12 +43,15 @@ enum RecognizeCommand: Command {
                             off: an utterance that takes it is none of the workspace's sentences and is not decoded
                             (other_speech in --json; docs/speech.md, "Speech outside the grammar")
           --second-reading W
-                            off (default) or on: utterances above 20 dB are also decoded with the workspace's words in any
-                            order (a trigram model of its sentences), and a command whose two readings mean different
-                            intents is not accepted: far fewer paraphrases run as the wrong command, a few right ones
-                            and commands heard through a poor channel are turned away, about twice the processor time
-                            (second_reading, second_reading_margin and second_reading_intent in --json; workspaces of
-                            two intents or more; docs/speech.md, "A second reading")
+                            decide (default), check or off: clean utterances are also decoded with the workspace's words
+                            in any order (a trigram model of its sentences). decide: when that reading is sure of its
+                            words (margin against the phone loop, how much they read like the workspace's sentences)
+                            and of their intent (0.9), it answers, whether the grammar's sentence meant another intent
+                            or was turned away; otherwise a command whose two readings mean different intents is not
+                            accepted. check: only the latter, also in moderate noise. About 1.7 times the processor
+                            time of a clean command (second_reading, second_reading_margin, second_reading_intent,
+                            second_reading_fluency and decided_by_reading in --json; workspaces of two intents or
+                            more; docs/speech.md, "A second reading" and "A second reading decides")
           --courtesy W      on (default) or off: in clean speech the grammar also takes each example with courtesy
                             words around it ("could you", "can you", "would you" or "please" before, "please" after),
                             so a command said politely is heard as itself rather than as the nearest example
@@ -145,7 +148,8 @@ enum RecognizeCommand: Command {
             if text == "off" { return .some(nil) }
             return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
         }, expected: "a probability per phone, above 0 and at most 1, or off")
-        let secondReading = try args.onOff("--second-reading")
+        let secondReading = try args.option("--second-reading", parse: { SecondReading.Use(rawValue: $0) },
+                                            expected: "decide, check or off")
         let courtesy = try args.onOff("--courtesy")
         let valuesMargin = try args.option("--values-margin", parse: { text -> Double?? in
             if text == "off" { return .some(nil) }

@@ -160,6 +160,8 @@ enum SpeechCLI {
         if t.otherSpeech { o["other_speech"] = .bool(true) }
         if let reading = t.secondReading { o["second_reading"] = .string(reading) }
         if let margin = t.secondReadingMargin { o["second_reading_margin"] = round(margin) }
+        if let fluency = t.secondReadingFluency { o["second_reading_fluency"] = round(fluency) }
+        if let confidence = t.secondReadingConfidence { o["second_reading_confidence"] = round(confidence) }
         if let snr = t.signalToNoise { o["snr_db"] = round(snr, 1) }
         o["noisy_decoding"] = .bool(t.noisyDecoding)
         o["moderate_decoding"] = .bool(t.moderateDecoding)
@@ -178,6 +180,7 @@ enum SpeechCLI {
         o["entities"] = .array(command.understanding.entities.map(\.json))
         if let margin = command.valuesMargin { o["values_margin"] = round(margin) }
         if command.secondReading != nil { o["second_reading_intent"] = command.secondReadingIntent.map { .string($0) } ?? .null }
+        if command.decidedByReading { o["decided_by_reading"] = .bool(true) }
         o["accepted"] = .bool(command.accepted)
         return .object(o)
     }
@@ -201,7 +204,7 @@ enum SpeechCLI {
         out += entities.isEmpty ? "\n" : "  " + entities.joined(separator: " ") + "\n"
         if let reading = t.secondReading {
             let meaning = command.secondReading?.intents.first.map { String(format: "#%@ %.4f", $0.intent, $0.confidence) } ?? "no intent"
-            out += "  second reading: \"\(reading)\"  \(meaning)\n"
+            out += "  second reading: \"\(reading)\"  \(meaning)" + (command.decidedByReading ? "  (answers)" : "") + "\n"
         }
         out += command.accepted ? "  accepted\n" : "  rejected (\(rejectionReason(command)))\n"
         return out

@@ -117,7 +117,8 @@ enum WyomingCommand: Command {
             var made: [SpeechRecognizer] = []
             while made.count < limits.recognizers, let recognizer = try recognizers.borrow(waitingUpTo: 0) { made.append(recognizer) }
             for recognizer in made { recognizers.release(recognizer) }
-            asr = WyomingServices.ASR(model: workspace.name, recognizers: recognizers, acousticThreshold: configuration.acousticThreshold)
+            asr = WyomingServices.ASR(model: workspace.name, recognizers: recognizers, acousticThreshold: configuration.acousticThreshold,
+                                      understanding: turns.speechUnderstanding)
         }
         var tts: WyomingServices.TTS?
         if wanted.contains("tts") {

@@ -48,14 +48,22 @@ struct ApplianceConfigurationTests {
         }
     }
 
-    @Test("the second reading is off unless the configuration turns it on, and then the recognisers use it")
+    @Test("the second reading decides unless the configuration says check or off (true and false as before), and the recognisers use it")
     func secondReading() throws {
         let source = URL(fileURLWithPath: "/etc/hark/hark.json")
-        #expect(try !ApplianceConfiguration.parse("{}", source: source).recognitionOptions.secondReading)
-        let on = try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": true } }"#, source: source)
-        #expect(on.secondReading && on.recognitionOptions.secondReading)
-        #expect(throws: ConfigurationError.self) {
-            try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": 1 } }"#, source: source)
+        #expect(try ApplianceConfiguration.parse("{}", source: source).recognitionOptions.secondReading == .decide)
+        for (value, use) in [(#""decide""#, SecondReading.Use.decide), (#""check""#, .check), (#""off""#, .off), ("true", .check), ("false", .off)] {
+            let parsed = try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": "# + value + " } }", source: source)
+            #expect(parsed.secondReading == use && parsed.recognitionOptions.secondReading == use, "\(value)")
+        }
+        for bad in ["1", #""on""#, #""""#] {
+            do {
+                _ = try ApplianceConfiguration.parse(#"{ "understanding": { "second_reading": "# + bad + " } }", source: source)
+                Issue.record("\(bad) was accepted")
+            } catch {
+                #expect(String(describing: error).contains("understanding.second_reading") && String(describing: error).contains("\"decide\", \"check\" or \"off\""),
+                        "\(error)")
+            }
         }
     }
 

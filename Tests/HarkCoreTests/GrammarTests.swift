@@ -132,5 +132,18 @@ struct GrammarTests {
         let arpa = model.arpa
         #expect(arpa.hasPrefix("\\data\\\nngram 1="))
         #expect(arpa.contains("\\3-grams:") && arpa.hasSuffix("\\end\\\n"))
+        #expect(grammar.trigramModel().arpa == arpa)
+
+        // Per word, a sentence of the workspace reads better than its words shuffled, and both far better than a word
+        // the model never saw (what the second reading's fluency point tells apart: SecondReading.fluencyPoint).
+        let sentence = model.log10ProbabilityPerWord(["turn", "on", "the", "light"])
+        let shuffled = model.log10ProbabilityPerWord(["light", "the", "on", "turn"])
+        let unseen = model.log10ProbabilityPerWord(["turn", "on", "the", "xylophone"])
+        #expect(sentence > -2.0 && shuffled < -2.0, "\(sentence) \(shuffled)")
+        #expect(sentence > shuffled && unseen < -19, "\(unseen)")
+        let manual = ["turn", "on", "the", "light", ARPALanguageModel.sentenceEnd].enumerated().reduce(0.0) { total, item in
+            total + model.log10Probability(of: item.element, after: ["<s>", "turn", "on", "the", "light"].prefix(item.offset + 1).map { $0 })
+        }
+        #expect(abs(sentence - manual / 5) < 1e-12)
     }
 }

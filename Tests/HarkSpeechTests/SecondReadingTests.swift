@@ -6,8 +6,8 @@ import Testing
 
 @testable import HarkSpeech
 
-/// The second reading of a clean utterance with the workspace's words in any order (`SecondReading`), and the
-/// understanding's check that both readings mean the same command.
+/// The second reading of a clean utterance with the workspace's words in any order (`SecondReading`): the understanding's
+/// check that both readings mean the same command, and the reading that answers when it is sure (`SecondReading.Use.decide`).
 @Suite("A second reading")
 struct SecondReadingTests {
     static func transcript(_ text: String, reading: String?) -> Transcript {
@@ -43,20 +43,66 @@ struct SecondReadingTests {
         #expect(!rejected.accepted && !rejected.readsOtherwise)
     }
 
+    @Test("A reading sure of its words and their intent answers; one that is not only checks")
+    func understandingLetsTheReadingDecide() throws {
+        let understanding = SpeechUnderstanding(workspace: try Workspace.load(from: RecognitionFixtures.home))
+        func sure(_ text: String, reading: String, confidence: Double = 0.8, fluency: Double = -1.0, between: Double = -0.5) -> Transcript {
+            var t = Self.transcript(text, reading: reading)
+            t.secondReadingConfidence = confidence
+            t.secondReadingFluency = fluency
+            t.secondReadingMargin = between
+            return t
+        }
+        // The grammar's sentence means another intent: the reading's runs, with its words and entities.
+        let overruled = understanding.understand(sure("turn on the light", reading: "turn off the light"))
+        #expect(overruled.accepted && overruled.decidedByReading && !overruled.readsOtherwise)
+        #expect(overruled.intent?.intent == "OffLight" && overruled.text == "turn off the light" && overruled.acousticConfidence == 0.8)
+        #expect(overruled.understanding.entities.contains { $0.entity == "device" })
+
+        // The grammar's sentence was turned away (its margin failed): the reading's passes on its own.
+        var unsure = sure("turn on the light", reading: "what time is it")
+        unsure.acousticConfidence = 0.1
+        let rescued = understanding.understand(unsure)
+        #expect(rescued.accepted && rescued.decidedByReading && rescued.intent?.intent == "Time")
+        // ... but only when its own words fit clearly well (SecondReading.rescueConfidence), not merely passably.
+        var passable = sure("turn on the light", reading: "what time is it", confidence: 0.6)
+        passable.acousticConfidence = 0.1
+        let stillUnsure = understanding.understand(passable)
+        #expect(!stillUnsure.accepted && !stillUnsure.decidedByReading && !stillUnsure.readsOtherwise)
+
+        // Both mean the same: the grammar's sentence stands (its words, its entities).
+        let same = understanding.understand(sure("turn on the light", reading: "turn the light on"))
+        #expect(same.accepted && !same.decidedByReading && same.text == "turn on the light")
+
+        // Not sure enough, each way: the reading only checks, and the grammar's sentence is not run.
+        for doubtful in [sure("turn on the light", reading: "turn off the light", confidence: 0.3),
+                         sure("turn on the light", reading: "turn off the light", between: -0.1),  // hardly a better fit
+                         sure("turn on the light", reading: "turn off the light", fluency: -2.5),
+                         sure("turn on the light", reading: "lights out please")] {  // #OffLight at 0.89
+            let checked = understanding.understand(doubtful)
+            #expect(!checked.decidedByReading && checked.intent?.intent == "OnLight", "\(checked.text)")
+            #expect(checked.accepted == false || checked.secondReadingIntent == "OnLight", "\(checked.text)")
+        }
+        // No confidence (the reading may not decide: checking only, moderate noise, the grammar heard other speech).
+        let checking = understanding.understand(Self.transcript("turn on the light", reading: "turn off the light"))
+        #expect(!checking.decidedByReading && !checking.accepted && checking.readsOtherwise)
+    }
+
     @Test("A paraphrase the grammar hears as another command is not run; a command of the workspace is")
     func spokenParaphrase() throws {
         let workspace = try Workspace.load(from: RecognitionFixtures.home)
         let understanding = SpeechUnderstanding(workspace: workspace)
         // Without the courtesy words: with them "lights out please" is a sentence of the grammar ("lights out" and a
         // closing "please"), and the grammar alone hears it right (RecognizerTests.courtesyWords).
-        let reading = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(secondReading: true, courtesyWords: false),
+        let reading = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(secondReading: .check, courtesyWords: false),
                                            pronunciations: HomeWords())
-        let grammarOnly = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(courtesyWords: false), pronunciations: HomeWords())
+        let grammarOnly = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(secondReading: .off, courtesyWords: false),
+                                               pronunciations: HomeWords())
 
         // "lights out please" is no sentence of home.json; the nearest in sound is "lights on please".
         let paraphrase = try FreshSpeech.eSpeak("lights out please")
         let alone = understanding.understand(try grammarOnly.recognize(paraphrase))
-        #expect(alone.transcript.secondReading == nil, "off by default")
+        #expect(alone.transcript.secondReading == nil, "off")
         #expect(alone.accepted && alone.intent?.intent == "OnLight", "the grammar alone runs the wrong command: \(alone.transcript.text)")
         let checked = understanding.understand(try reading.recognize(paraphrase))
         #expect(!checked.accepted && checked.readsOtherwise, "\(checked.transcript.text) / \(checked.transcript.secondReading ?? "-")")
@@ -73,14 +119,14 @@ struct SecondReadingTests {
     func whereItDoesNotRun() throws {
         let audio = try FreshSpeech.eSpeak("stop")
         let oneIntent = Workspace(name: "one", intents: [Intent(name: "stop", examples: [IntentExample(text: "stop"), IntentExample(text: "halt now")])])
-        let single = try SpeechRecognizer(workspace: oneIntent, options: RecognitionOptions(secondReading: true))
+        let single = try SpeechRecognizer(workspace: oneIntent, options: RecognitionOptions(secondReading: .check))
         #expect(single.readingDecoder == nil)
         #expect(try single.recognize(audio).secondReading == nil)
 
-        let robot = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(secondReading: true))
+        let robot = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(secondReading: .check))
         #expect(robot.readingDecoder != nil)
         #expect(try robot.recognize(audio).secondReading == "stop")
-        let streaming = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .defaultStreaming, secondReading: true))
+        let streaming = try SpeechRecognizer(workspace: RecognizerTests.robot, options: RecognitionOptions(cepstralMean: .defaultStreaming, secondReading: .check))
         #expect(streaming.readingDecoder == nil)
 
         // Speech in noise: white noise (a fixed generator) under the command. About as loud as the voice, it goes to the
@@ -102,8 +148,12 @@ struct SecondReadingTests {
             return PCMBuffer(format: .speech, samples: samples)
         }
         let home = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), model: ModerateDecodingTests.shipped,
-                                        options: RecognitionOptions(secondReading: true), pronunciations: HomeWords())
+                                        options: RecognitionOptions(secondReading: .check), pronunciations: HomeWords())
         #expect(home.moderateReadingDecoder != nil)
+        // The reading that decides (the default) was measured in clean speech only: no reading in moderate noise.
+        let deciding = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), model: ModerateDecodingTests.shipped,
+                                            pronunciations: HomeWords())
+        #expect(deciding.readingDecoder != nil && deciding.moderateReadingDecoder == nil)
         let loud = try home.recognize(mixed(noise: 1.7))
         #expect(loud.noisyDecoding, "SNR \(loud.signalToNoise ?? Double.nan)")
         #expect(loud.secondReading == nil)

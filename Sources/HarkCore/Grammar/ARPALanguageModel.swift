@@ -114,11 +114,29 @@ public struct ARPALanguageModel: Sendable {
         let backoff = ngrams[history.count - 1][history]?.backoff ?? 0
         return backoff + log10Probability(of: word, after: Array(history.dropFirst()))
     }
+
+    /// The mean log10 probability per word of `words` as a sentence (from `<s>`, the sentence's end counted as a word):
+    /// how much a word sequence reads like the sentences the model was made from. A word the model never saw scores
+    /// -99 (as PocketSphinx's ARPA convention gives `<s>`), so one such word sinks the mean.
+    public func log10ProbabilityPerWord(_ words: [String]) -> Double {
+        var history = [Self.sentenceStart]
+        var total = 0.0
+        for word in words + [Self.sentenceEnd] {
+            total += log10Probability(of: word, after: history)
+            history.append(word)
+        }
+        return total / Double(words.count + 1)
+    }
 }
 
 extension SpeechGrammar {
     /// A trigram model of the sentences the grammar generates (`sentences(perTemplate:)`), in ARPA format.
     public func arpaLanguageModel(perTemplate: Int = 200) -> String {
-        ARPALanguageModel(sentences: sentences(perTemplate: perTemplate)).arpa
+        trigramModel(perTemplate: perTemplate).arpa
+    }
+
+    /// The trigram model of the sentences the grammar generates (`sentences(perTemplate:)`).
+    public func trigramModel(perTemplate: Int = 200) -> ARPALanguageModel {
+        ARPALanguageModel(sentences: sentences(perTemplate: perTemplate))
     }
 }

@@ -78,12 +78,13 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// `nil`: none). An utterance that takes it comes back with no words (`Transcript.otherSpeech`). Grammar search
     /// only, and only the usual decoder's (clean speech), not the moderate-noise or noisy-speech decoder's.
     public var otherSpeech: OtherSpeech?
-    /// A second reading of each utterance with the workspace's words in any order (`SecondReading`; off by default,
-    /// docs/speech.md "A second reading" says why): a command is run only when both readings mean the same intent.
-    /// Whole-utterance decoding (batch CMN) with the grammar search; clean speech and speech in moderate noise, not
-    /// the noisy-speech decoder's; only for a workspace of two intents or more (with one, the readings cannot mean
-    /// different commands).
-    public var secondReading: Bool
+    /// How a second reading of each utterance, with the workspace's words in any order (`SecondReading`), is used.
+    /// `.decide` by default (docs/speech.md "A second reading"): in clean speech a reading sure of its words and their
+    /// intent is what runs, and a grammar's sentence the reading means otherwise is not run. `.check` only turns away
+    /// what the two readings disagree on, in clean speech and in moderate noise. Whole-utterance decoding (batch CMN)
+    /// with the grammar search, never the noisy-speech decoder's; only for a workspace of two intents or more (with
+    /// one, the readings cannot mean different commands).
+    public var secondReading: SecondReading.Use
     /// Whether the usual decoder's grammar (clean speech) also takes each example with courtesy words around it
     /// ("could you … please", `SpeechGrammar.Courtesy`; on by default, docs/speech.md "Courtesy words"): the grammar
     /// search, for a workspace of two intents or more (with one, the examples' own openings carry its requests, and
@@ -257,7 +258,7 @@ public struct RecognitionOptions: Sendable, Equatable {
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, moderate: ModerateDecoding? = .standard,
         phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil,
-        otherSpeech: OtherSpeech? = .standard, secondReading: Bool = false, courtesyWords: Bool = true,
+        otherSpeech: OtherSpeech? = .standard, secondReading: SecondReading.Use = .decide, courtesyWords: Bool = true,
         valuesMarginPoint: Double? = RecognitionOptions.standardValuesMarginPoint,
         valuesMinimumSeconds: Double = RecognitionOptions.defaultValuesMinimumSeconds
     ) {

@@ -12,11 +12,42 @@ import Foundation
 /// reads those words as it reads typed text. When the two readings mean different intents, the grammar's answer is not
 /// trusted and the command is not run (`SpeechUnderstanding`). Measured in docs/speech.md, "A second reading".
 ///
-/// The trigram reading is only a check: it alone would run more paraphrases, but in the measurement it also accepted
-/// more sentences that are no command, and its slots are worse than the grammar's on long orders. It is off by default:
-/// the free reading wanders more than the grammar when the sound is poor (home.json's own examples through an 8 kHz
-/// channel: 3 of 60 right commands turned away), and it costs a third decoding.
+/// What the reading may do (`Use`). By default (`.decide`, clean speech only) it also answers: when it is sure of its
+/// words (their margin against the phone loop passes the acoustic point, and they read as a sentence of the workspace's
+/// kind, `fluencyPoint`) and of their intent (`intentConfidence`), its intent is the one run, whether the grammar's
+/// sentence meant another or was turned away; a reading that is not that sure can still only stop the grammar's answer.
+/// Alone it would run more sentences that are no command (its words wander when the sound is poor: the free trigram
+/// fits nearly anything), which is why it needs both tests; measured in docs/speech.md, "A second reading decides".
+/// It costs a decoding beside the grammar's, about 1.7 times the processor time of a clean command.
 public enum SecondReading {
+    /// How the second reading is used (`RecognitionOptions.secondReading`).
+    public enum Use: String, Sendable, Equatable, CaseIterable {
+        /// No second reading.
+        case off
+        /// Clean speech and speech in moderate noise: a command whose two readings mean different intents is not run.
+        case check
+        /// Clean speech: as `check`, and a reading sure of its words and their intent is the answer (the default).
+        case decide
+    }
+
+    /// The least confidence the reading's top intent needs to be the answer (`Use.decide`).
+    public static let intentConfidence = 0.9
+    /// The least mean log10 probability per word (the sentence's end counted as a word) the reading's words need under
+    /// the workspace's trigram model to be the answer: sentences of the workspace and near paraphrases read -0.5 to
+    /// -2, word salads the free search strings together from a non-command ("take a day grab") lower. Chosen on tuning
+    /// sets only (docs/speech.md, "A second reading decides").
+    public static let fluencyPoint = -2.0
+
+    /// How much better per frame than the grammar's sentence (`Transcript.secondReadingMargin`, negative when the
+    /// reading fits better) the reading's words must fit the sound to answer in place of a sentence the grammar's margin
+    /// accepted: a reading of nearly the same fit is as likely wrong as the grammar ("switch the lamp off please" read
+    /// "switch the lamp on for me", 0.08 better). Chosen on tuning sets only.
+    public static let betterFit = 0.25
+    /// The least acoustic confidence of the reading's own words (through the usual calibration: 0.75 is a margin of
+    /// about -2.56 against the phone loop) to answer in place of a sentence the grammar turned away. Near-commands the
+    /// grammar turns away are read near -3.0 as often as commands are. Chosen on tuning sets only.
+    public static let rescueConfidence = 0.75
+
     /// The search's name in its decoder.
     static let search = "reading"
 

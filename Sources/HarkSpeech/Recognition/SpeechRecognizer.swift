@@ -39,8 +39,12 @@ public final class SpeechRecognizer {
     let english: EnglishReference?
     /// The decoder of `options.secondReading` (a trigram model of the workspace's sentences), nil when it does not run.
     let readingDecoder: PocketSphinxDecoder?
-    /// Its partner for speech in moderate noise (the moderate-noise means), nil without the moderate-noise decoder.
+    /// Its partner for speech in moderate noise (the moderate-noise means), nil without the moderate-noise decoder or
+    /// unless the reading only checks (`SecondReading.Use.check`).
     let moderateReadingDecoder: PocketSphinxDecoder?
+    /// The reading's trigram model, which also says how much its words read like the workspace's sentences
+    /// (`Transcript.secondReadingFluency`); nil when the reading does not run.
+    let readingModel: ARPALanguageModel?
     let mainSearch: String
     let initialMean: [Float]
     /// Streaming mean: the decoder pair chosen for the utterance once its first `meanSeconds` have arrived (nil
@@ -207,10 +211,11 @@ public final class SpeechRecognizer {
         }
         // The second reading: the usual decoder's settings and dictionary (cheaper settings cost paraphrases for little
         // processor time: docs/speech.md, "A second reading"), the workspace's words in any order.
-        if options.secondReading, options.search == .grammar, options.cepstralMean == .batch, let grammar,
+        if options.secondReading != .off, options.search == .grammar, options.cepstralMean == .batch, let grammar,
            workspace.intents.filter({ !$0.examples.isEmpty }).count >= 2 {
+            let trigram = grammar.trigramModel()
             let file = scratch.appendingPathComponent("reading.arpa")
-            try grammar.arpaLanguageModel().write(to: file, atomically: true, encoding: .utf8)
+            try trigram.arpa.write(to: file, atomically: true, encoding: .utf8)
             func makeReadingDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
                 let reading = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
                 try reading.addLanguageModel(name: SecondReading.search, file: file)
@@ -218,8 +223,10 @@ public final class SpeechRecognizer {
                 return reading
             }
             readingDecoder = try makeReadingDecoder(arguments)
-            // Speech in moderate noise is read with the moderate-noise means, as its grammar pass is.
-            if moderateDecoder != nil, let means = model.moderateMeans {
+            readingModel = trigram
+            // When it only checks, speech in moderate noise is read too, with the moderate-noise means as its grammar
+            // pass is; the reading that decides was measured in clean speech only.
+            if options.secondReading == .check, moderateDecoder != nil, let means = model.moderateMeans {
                 moderateReadingDecoder = try makeReadingDecoder(arguments.merging(["-mean": means.path]) { $1 })
             } else {
                 moderateReadingDecoder = nil
@@ -227,6 +234,7 @@ public final class SpeechRecognizer {
         } else {
             readingDecoder = nil
             moderateReadingDecoder = nil
+            readingModel = nil
         }
         initialMean = decoder.cepstralMean
         self.grammar = grammar
@@ -434,6 +442,15 @@ public final class SpeechRecognizer {
             result.secondReading = reading.words
             if let score = reading.score, !result.text.isEmpty, let grammarScore = Self.pathScore(of: decoder, lattice: false) {
                 result.secondReadingMargin = grammarScore - score
+            }
+            if let readingModel, !reading.words.isEmpty {
+                result.secondReadingFluency = readingModel.log10ProbabilityPerWord(reading.words.split(separator: " ").map(String.init))
+            }
+            // The reading may answer only in clean speech (the usual decoder's), and only when both margins were
+            // measured: its own against the phone loop is the grammar's minus the difference of the two paths.
+            if options.secondReading == .decide, decoder === self.decoder, let margin = result.acousticMargin,
+               let between = result.secondReadingMargin {
+                result.secondReadingConfidence = options.confidence.confidence(margin: margin - between)
             }
         }
         return result

@@ -3,8 +3,13 @@ import HarkCore
 /// A spoken command understood: what was heard, what the matcher made of the words, and whether to act.
 public struct SpokenCommand: Sendable {
     public var transcript: Transcript
-    /// The matcher's reading of `transcript.text`: exactly what typing the same words gives.
+    /// The matcher's reading of the words that answer (`text`): exactly what typing the same words gives.
     public var understanding: Understanding
+    /// The second reading's words answer rather than the grammar's sentence (`SecondReading.Use.decide`): the reading was
+    /// sure of its words and of their intent, and the grammar's sentence meant another intent or was turned away.
+    public var decidedByReading = false
+    /// The words that answer: the grammar's sentence (`transcript.text`), or the second reading's when it decided.
+    public var text: String { decidedByReading ? transcript.secondReading ?? "" : transcript.text }
     /// The top intent, if any.
     public var intent: IntentScore? { understanding.intents.first }
     /// The acoustic confidence the decision used: the transcript's, or for an intent that takes free words
@@ -14,7 +19,7 @@ public struct SpokenCommand: Sendable {
     /// The matcher's reading of the second reading's words (`Transcript.secondReading`), when it ran.
     public var secondReading: Understanding?
     /// Both confidences reached their thresholds, the values' words fit (`valuesFitPoorly`), and a second reading did
-    /// not mean another intent.
+    /// not mean another intent; or the second reading decided (`decidedByReading`).
     public var accepted: Bool
     /// Both confidences reached their thresholds but the second reading's words mean another intent, or none that
     /// reaches the intent threshold: the grammar's sentence may only be the nearest in sound (`SecondReading`).
@@ -122,12 +127,31 @@ public struct SpeechUnderstanding: Sendable {
             command.valuesFitPoorly = true
             command.accepted = false
         }
-        if command.accepted, let reading = command.secondReading {
-            command.secondReadingIntent = reading.intents.first.flatMap { $0.confidence >= intentThreshold ? $0.intent : nil }
-            if command.secondReadingIntent != command.intent?.intent {
-                command.readsOtherwise = true
-                command.accepted = false
-            }
+        guard let reading = command.secondReading else { return command }
+        command.secondReadingIntent = reading.intents.first.flatMap { $0.confidence >= intentThreshold ? $0.intent : nil }
+        // A reading sure of its words (they fit the sound and read like the workspace's sentences) and of their intent
+        // answers when the grammar's sentence meant another intent or was turned away (`SecondReading.Use.decide`; the
+        // recogniser gives its confidence only then). Over a sentence the grammar's margin accepted, its words must fit
+        // the sound clearly better (`betterFit`); in place of one turned away, clearly well (`rescueConfidence`).
+        if let readingConfidence = transcript.secondReadingConfidence, readingConfidence >= acousticThreshold,
+           let fluency = transcript.secondReadingFluency, fluency >= SecondReading.fluencyPoint,
+           let top = reading.intents.first, top.confidence >= max(intentThreshold, SecondReading.intentConfidence),
+           !(command.accepted && command.intent?.intent == top.intent),
+           command.accepted ? (transcript.secondReadingMargin ?? 0) <= -SecondReading.betterFit
+                            : readingConfidence >= SecondReading.rescueConfidence {
+            command.understanding = reading
+            command.acousticConfidence = readingConfidence
+            command.decidedByReading = true
+            command.accepted = true
+            command.valuesMargin = nil
+            command.valuesSeconds = nil
+            command.valuesFitPoorly = false
+            return command
+        }
+        // Otherwise the reading only checks: a grammar's sentence it means otherwise is not run.
+        if command.accepted, command.secondReadingIntent != command.intent?.intent {
+            command.readsOtherwise = true
+            command.accepted = false
         }
         return command
     }

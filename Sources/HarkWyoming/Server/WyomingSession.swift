@@ -405,6 +405,11 @@ public final class WyomingSession {
         } catch {
             throw WyomingRequestError(text: "asr: \(error)", code: "asr-failed")
         }
+        // The second reading answers when it is sure of its words and their intent (`SecondReading.Use.decide`).
+        if let command = asr.understanding?.understand(transcript), command.decidedByReading {
+            try sendTranscript(command.text, transcription)
+            return
+        }
         // Unsure is better than wrong: audio that fits the grammar's words poorly is no transcript at all.
         try sendTranscript(transcript.acousticConfidence >= asr.acousticThreshold ? transcript.text : "", transcription)
     }

@@ -14,10 +14,15 @@ public final class WyomingServices: Sendable {
         public var recognizers: ResourcePool<SpeechRecognizer>
         /// Transcripts under this acoustic confidence are rejected: an empty transcript.
         public var acousticThreshold: Double
-        public init(model: String, recognizers: ResourcePool<SpeechRecognizer>, acousticThreshold: Double) {
+        /// The workspace's understanding of speech, when the second reading may answer (`SecondReading.Use.decide`): a
+        /// transcript it decided is the reading's words. Nil: always the grammar's sentence.
+        public var understanding: SpeechUnderstanding?
+        public init(model: String, recognizers: ResourcePool<SpeechRecognizer>, acousticThreshold: Double,
+                    understanding: SpeechUnderstanding? = nil) {
             self.model = model
             self.recognizers = recognizers
             self.acousticThreshold = acousticThreshold
+            self.understanding = understanding
         }
     }
 
