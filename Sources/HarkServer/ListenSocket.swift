@@ -130,9 +130,11 @@ final class ListenSocket: WebSocketHandler, @unchecked Sendable {
             return
         }
         let command = turns.speechUnderstanding.understand(transcript)
+        // The words that answer: the second reading's when it decided (docs/speech.md, "A second reading decides").
+        let confidence = command.decidedByReading ? command.acousticConfidence : transcript.acousticConfidence
         send([
-            "type": "transcript", "text": .string(transcript.text),
-            "acoustic_confidence": .number((transcript.acousticConfidence * 1000).rounded() / 1000), "accepted": .bool(command.accepted),
+            "type": "transcript", "text": .string(command.text),
+            "acoustic_confidence": .number((confidence * 1000).rounded() / 1000), "accepted": .bool(command.accepted),
         ])
         let result = turns.run(spoken: command, context: context, source: .web)
         let response = result.dialog.map { messageResponse(understanding: result.understanding, turn: $0, alternateIntents: false) }
