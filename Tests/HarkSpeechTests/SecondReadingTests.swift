@@ -115,6 +115,25 @@ struct SecondReadingTests {
         #expect(command.transcript.secondReading != nil)
     }
 
+    @Test("By default a reading sure of a paraphrase the grammar mishears runs it, with the reading's words")
+    func spokenParaphraseDecided() throws {
+        // The tests' tutorial workspace: "please turn the lamp on" is none of its sentences; the grammar's nearest
+        // ("please lamp on") does not pass, while the reading hears the words as said.
+        let workspace = try Workspace.load(from: OtherSpeechTests.tutorial)
+        let understanding = SpeechUnderstanding(workspace: workspace)
+        let recognizer = try SpeechRecognizer(workspace: workspace)
+        let command = understanding.understand(try recognizer.recognize(try FreshSpeech.eSpeak("please turn the lamp on", voice: "en-us+m3")))
+        let t = command.transcript
+        let detail = "\(t.text) / \(t.secondReading ?? "-"): acoustic \(t.acousticConfidence), reading \(t.secondReadingConfidence ?? -1), fluency \(t.secondReadingFluency ?? -99)"
+        #expect(command.accepted && command.decidedByReading && command.intent?.intent == "OnLight", "\(detail)")
+        #expect(command.text == t.secondReading && command.text != t.text, "\(detail)")
+        #expect((t.secondReadingFluency ?? -99) >= SecondReading.fluencyPoint && (t.secondReadingConfidence ?? 0) >= SecondReading.rescueConfidence, "\(detail)")
+        // The same audio with the reading only checking: the grammar's sentence is not run, and nothing else is.
+        let checking = try SpeechRecognizer(workspace: workspace, options: RecognitionOptions(secondReading: .check))
+        let checked = understanding.understand(try checking.recognize(try FreshSpeech.eSpeak("please turn the lamp on", voice: "en-us+m3")))
+        #expect(!checked.accepted && !checked.decidedByReading, "\(checked.transcript.text) / \(checked.transcript.secondReading ?? "-")")
+    }
+
     @Test("No second reading where it cannot disagree or does not run (one intent, noisy speech, streaming); one in moderate noise")
     func whereItDoesNotRun() throws {
         let audio = try FreshSpeech.eSpeak("stop")
