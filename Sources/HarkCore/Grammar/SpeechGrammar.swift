@@ -67,7 +67,7 @@ public struct SpeechGrammar: Sendable {
         /// one-intent workspace of orders writes its openings into its examples, has no other command to mistake a
         /// request for, and with the words let more near-commands through (docs/speech.md, "Courtesy words").
         public static func applies(to workspace: Workspace) -> Bool {
-            workspace.intents.filter { !$0.examples.isEmpty }.count >= 2
+            workspace.hasSeveralCommands
         }
 
         /// `template` alone, and with an opener and a closer where it has none of its own: up to four templates.

@@ -221,3 +221,13 @@ public struct DialogAction: Sendable, Equatable {
         return .object(o)
     }
 }
+
+extension Workspace {
+    /// Whether two intents or more have examples: only then can a sentence be heard as another command than the one
+    /// said. Speech gives such a workspace the courtesy words (`SpeechGrammar.Courtesy`) and the second reading
+    /// (`SecondReading`); a workspace of one intent (barista.json's orders) writes its openings into its examples and has
+    /// nothing for a reading to disagree with.
+    public var hasSeveralCommands: Bool {
+        intents.filter { !$0.examples.isEmpty }.count >= 2
+    }
+}

@@ -212,7 +212,7 @@ public final class SpeechRecognizer {
         // The second reading: the usual decoder's settings and dictionary (cheaper settings cost paraphrases for little
         // processor time: docs/speech.md, "A second reading"), the workspace's words in any order.
         if options.secondReading != .off, options.search == .grammar, options.cepstralMean == .batch, let grammar,
-           workspace.intents.filter({ !$0.examples.isEmpty }).count >= 2 {
+           workspace.hasSeveralCommands {
             let trigram = grammar.trigramModel()
             let file = scratch.appendingPathComponent("reading.arpa")
             try trigram.arpa.write(to: file, atomically: true, encoding: .utf8)
