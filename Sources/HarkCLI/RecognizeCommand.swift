@@ -43,15 +43,16 @@ enum RecognizeCommand: Command {
                             off: an utterance that takes it is none of the workspace's sentences and is not decoded
                             (other_speech in --json; docs/speech.md, "Speech outside the grammar")
           --second-reading W
-                            decide (default), check or off: clean utterances are also decoded with the workspace's words
-                            in any order (a trigram model of its sentences). decide: when that reading is sure of its
-                            words (margin against the phone loop, how much they read like the workspace's sentences)
-                            and of their intent (0.9), it answers, whether the grammar's sentence meant another intent
-                            or was turned away; otherwise a command whose two readings mean different intents is not
-                            accepted. check: only the latter, also in moderate noise. About 1.7 times the processor
-                            time of a clean command (second_reading, second_reading_margin, second_reading_intent,
-                            second_reading_fluency and decided_by_reading in --json; workspaces of two intents or
-                            more; docs/speech.md, "A second reading" and "A second reading decides")
+                            decide (default), check or off: clean utterances and those in moderate noise are also
+                            decoded with the workspace's words in any order (a trigram model of its sentences).
+                            decide: when that reading is sure of its words (margin against the phone loop, how much
+                            they read like the workspace's sentences) and of their intent (0.9), it answers, whether
+                            the grammar's sentence meant another intent or was turned away; otherwise a command whose
+                            two readings mean different intents is not accepted. In moderate noise it only answers
+                            in place of a sentence meaning another intent. check: only the stopping, clean or not. About
+                            1.7 times the processor time of a command (second_reading, second_reading_margin,
+                            second_reading_intent, second_reading_fluency and decided_by_reading in --json; workspaces
+                            of two intents or more; docs/speech.md, "A second reading" and "A second reading decides")
           --courtesy W      on (default) or off: in clean speech the grammar also takes each example with courtesy
                             words around it ("could you", "can you", "would you" or "please" before, "please" after),
                             so a command said politely is heard as itself rather than as the nearest example

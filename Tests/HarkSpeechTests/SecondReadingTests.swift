@@ -83,9 +83,34 @@ struct SecondReadingTests {
             #expect(!checked.decidedByReading && checked.intent?.intent == "OnLight", "\(checked.text)")
             #expect(checked.accepted == false || checked.secondReadingIntent == "OnLight", "\(checked.text)")
         }
-        // No confidence (the reading may not decide: checking only, moderate noise, the grammar heard other speech).
+        // No confidence (the reading may not decide: checking only, the grammar heard other speech).
         let checking = understanding.understand(Self.transcript("turn on the light", reading: "turn off the light"))
         #expect(!checking.decidedByReading && !checking.accepted && checking.readsOtherwise)
+
+        // Moderate noise: the reading only overrules. A sure reading answers in place of a sentence the grammar accepted,
+        // as in clean speech; it does not answer for one turned away, and one that is not sure does not stop the grammar's.
+        func noisy(_ t: Transcript) -> Transcript {
+            var t = t
+            t.moderateDecoding = true
+            return t
+        }
+        let decidedInNoise = understanding.understand(noisy(sure("turn on the light", reading: "turn off the light")))
+        #expect(decidedInNoise.accepted && decidedInNoise.decidedByReading && decidedInNoise.intent?.intent == "OffLight")
+        var turnedAwayInNoise = noisy(sure("turn on the light", reading: "what time is it", confidence: 0.95))
+        turnedAwayInNoise.acousticConfidence = 0.1
+        let notRescued = understanding.understand(turnedAwayInNoise)
+        #expect(!notRescued.accepted && !notRescued.decidedByReading && !notRescued.readsOtherwise)
+        for unsure in [sure("turn on the light", reading: "turn off the light", confidence: 0.3),
+                       sure("turn on the light", reading: "me", fluency: -1.8)] {  // no command
+            let kept = understanding.understand(noisy(unsure))
+            #expect(kept.accepted && !kept.readsOtherwise && !kept.decidedByReading && kept.intent?.intent == "OnLight", "\(unsure.secondReading ?? "-")")
+            // The same reading in clean speech stops it.
+            let clean = understanding.understand(unsure)
+            #expect(!clean.accepted && clean.readsOtherwise, "\(unsure.secondReading ?? "-")")
+        }
+        // A reading that only checks (no confidence: `.check`) stops it in moderate noise too.
+        let stopped = understanding.understand(noisy(Self.transcript("turn on the light", reading: "turn off the light")))
+        #expect(!stopped.accepted && stopped.readsOtherwise)
     }
 
     @Test("A paraphrase the grammar hears as another command is not run; a command of the workspace is")
@@ -169,15 +194,26 @@ struct SecondReadingTests {
         let home = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), model: ModerateDecodingTests.shipped,
                                         options: RecognitionOptions(secondReading: .check), pronunciations: HomeWords())
         #expect(home.moderateReadingDecoder != nil)
-        // The reading that decides (the default) was measured in clean speech only: no reading in moderate noise.
-        let deciding = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), model: ModerateDecodingTests.shipped,
-                                            pronunciations: HomeWords())
-        #expect(deciding.readingDecoder != nil && deciding.moderateReadingDecoder == nil)
         let loud = try home.recognize(mixed(noise: 1.7))
         #expect(loud.noisyDecoding, "SNR \(loud.signalToNoise ?? Double.nan)")
         #expect(loud.secondReading == nil)
         let mild = try home.recognize(mixed(noise: 0.04))
         #expect(mild.moderateDecoding, "SNR \(mild.signalToNoise ?? Double.nan)")
         #expect(mild.secondReading != nil && mild.text == "turn on the light", "\(mild.text) / \(mild.secondReading ?? "-")")
+        // Only checking, the reading has no confidence of its own (it may not answer).
+        #expect(mild.secondReadingConfidence == nil)
+        // The reading that decides (the default) reads moderate noise too, through the moderate-noise calibration.
+        let deciding = try SpeechRecognizer(workspace: try Workspace.load(from: RecognitionFixtures.home), model: ModerateDecodingTests.shipped,
+                                            pronunciations: HomeWords())
+        #expect(deciding.readingDecoder != nil && deciding.moderateReadingDecoder != nil)
+        let decided = try deciding.recognize(mixed(noise: 0.04))
+        #expect(decided.moderateDecoding && decided.secondReading != nil)
+        if let margin = decided.acousticMargin, let between = decided.secondReadingMargin {
+            let expected = RecognitionOptions().moderate?.confidence.confidence(margin: margin - between)
+            #expect(decided.secondReadingConfidence == expected, "\(decided.secondReadingConfidence ?? -1) against \(expected ?? -1)")
+        } else {
+            Issue.record("no margins: \(decided.text) / \(decided.secondReading ?? "-")")
+        }
+        #expect(try deciding.recognize(mixed(noise: 1.7)).secondReading == nil)
     }
 }

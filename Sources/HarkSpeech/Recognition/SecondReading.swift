@@ -12,13 +12,18 @@ import Foundation
 /// reads those words as it reads typed text. When the two readings mean different intents, the grammar's answer is not
 /// trusted and the command is not run (`SpeechUnderstanding`). Measured in docs/speech.md, "A second reading".
 ///
-/// What the reading may do (`Use`). By default (`.decide`, clean speech only) it also answers: when it is sure of its
+/// What the reading may do (`Use`). By default (`.decide`, clean speech and moderate noise) it also answers: when it is sure of its
 /// words (their margin against the phone loop passes the acoustic point, and they read as a sentence of the workspace's
 /// kind, `fluencyPoint`) and of their intent (`intentConfidence`), its intent is the one run, whether the grammar's
 /// sentence meant another or was turned away; a reading that is not that sure can still only stop the grammar's answer.
 /// Alone it would run more sentences that are no command (its words wander when the sound is poor: the free trigram
 /// fits nearly anything), which is why it needs both tests; measured in docs/speech.md, "A second reading decides".
-/// It costs a decoding beside the grammar's, about 1.7 times the processor time of a clean command.
+/// In moderate noise the reading only overrules: sure by the same tests (through that decoder's calibration), it answers
+/// in place of a sentence the grammar accepted; it neither answers in place of one turned away (there such rescues let
+/// non-commands through) nor stops one it is not sure of (the free search wanders over the noise around a short command,
+/// "hey" read "me", and stopping on that cost commands said as written). Docs/speech.md, "The reading in moderate noise".
+/// Noisy speech (below the moderate band) and streaming decoding have no reading.
+/// It costs a decoding beside the grammar's, about 1.7 times the processor time of a command.
 public enum SecondReading {
     /// How the second reading is used (`RecognitionOptions.secondReading`).
     public enum Use: String, Sendable, Equatable, CaseIterable {
@@ -26,7 +31,9 @@ public enum SecondReading {
         case off
         /// Clean speech and speech in moderate noise: a command whose two readings mean different intents is not run.
         case check
-        /// Clean speech: as `check`, and a reading sure of its words and their intent is the answer (the default).
+        /// Clean speech: a reading sure of its words and their intent is the answer, and otherwise as `check` (the
+        /// default). In moderate noise it only overrules: a sure reading answers in place of a sentence the grammar
+        /// accepted, and nothing else changes.
         case decide
     }
 
@@ -44,8 +51,8 @@ public enum SecondReading {
     /// "switch the lamp on for me", 0.08 better). Chosen on tuning sets only.
     public static let betterFit = 0.25
     /// The least acoustic confidence of the reading's own words (through the usual calibration: 0.75 is a margin of
-    /// about -2.56 against the phone loop) to answer in place of a sentence the grammar turned away. Near-commands the
-    /// grammar turns away are read near -3.0 as often as commands are. Chosen on tuning sets only.
+    /// about -2.56 against the phone loop) to answer in place of a sentence the grammar turned away, in clean speech
+    /// only. Near-commands the grammar turns away are read near -3.0 as often as commands are. Chosen on tuning sets only.
     public static let rescueConfidence = 0.75
 
     /// The search's name in its decoder.

@@ -39,8 +39,7 @@ public final class SpeechRecognizer {
     let english: EnglishReference?
     /// The decoder of `options.secondReading` (a trigram model of the workspace's sentences), nil when it does not run.
     let readingDecoder: PocketSphinxDecoder?
-    /// Its partner for speech in moderate noise (the moderate-noise means), nil without the moderate-noise decoder or
-    /// unless the reading only checks (`SecondReading.Use.check`).
+    /// Its partner for speech in moderate noise (the moderate-noise means), nil without the moderate-noise decoder.
     let moderateReadingDecoder: PocketSphinxDecoder?
     /// The reading's trigram model, which also says how much its words read like the workspace's sentences
     /// (`Transcript.secondReadingFluency`); nil when the reading does not run.
@@ -224,9 +223,8 @@ public final class SpeechRecognizer {
             }
             readingDecoder = try makeReadingDecoder(arguments)
             readingModel = trigram
-            // When it only checks, speech in moderate noise is read too, with the moderate-noise means as its grammar
-            // pass is; the reading that decides was measured in clean speech only.
-            if options.secondReading == .check, moderateDecoder != nil, let means = model.moderateMeans {
+            // Speech in moderate noise is read too, with the moderate-noise means as its grammar pass is.
+            if moderateDecoder != nil, let means = model.moderateMeans {
                 moderateReadingDecoder = try makeReadingDecoder(arguments.merging(["-mean": means.path]) { $1 })
             } else {
                 moderateReadingDecoder = nil
@@ -446,11 +444,13 @@ public final class SpeechRecognizer {
             if let readingModel, !reading.words.isEmpty {
                 result.secondReadingFluency = readingModel.log10ProbabilityPerWord(reading.words.split(separator: " ").map(String.init))
             }
-            // The reading may answer only in clean speech (the usual decoder's), and only when both margins were
-            // measured: its own against the phone loop is the grammar's minus the difference of the two paths.
-            if options.secondReading == .decide, decoder === self.decoder, let margin = result.acousticMargin,
+            // The reading may answer in clean speech and in moderate noise, through the calibration of the decoder that
+            // read it, and only when both margins were measured: its own against the phone loop is the grammar's minus
+            // the difference of the two paths.
+            let calibration = decoder === self.decoder ? options.confidence : decoder === moderateDecoder ? moderateConfidence : nil
+            if options.secondReading == .decide, let calibration, let margin = result.acousticMargin,
                let between = result.secondReadingMargin {
-                result.secondReadingConfidence = options.confidence.confidence(margin: margin - between)
+                result.secondReadingConfidence = calibration.confidence(margin: margin - between)
             }
         }
         return result
