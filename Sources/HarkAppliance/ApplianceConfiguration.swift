@@ -102,11 +102,11 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// (`RecognitionOptions.anyEnglish`): off by default, since it costs about 100 MiB, two to three times the
     /// decoding's processor time and a later answer to long commands.
     public var anyEnglish = false
-    /// How clean speech is also read with the workspace's words in any order (`RecognitionOptions.secondReading`):
-    /// `"decide"` by default (a reading sure of its words and their intent answers; one that is not can stop the grammar's
-    /// sentence), `"check"` (it can only stop it, in moderate noise too) or `"off"`; `true` and `false` mean `"check"` and
-    /// `"off"`, as before the reading could decide. About 1.7 times the processor time of a clean command
-    /// (docs/speech.md, "A second reading decides").
+    /// How clean and moderately noisy speech is also read with the workspace's words in any order
+    /// (`RecognitionOptions.secondReading`): `"decide"` by default (a reading sure of its words and their intent answers;
+    /// in clean speech one that is not can stop the grammar's sentence), `"check"` (it can only stop it) or `"off"`;
+    /// `true` and `false` mean `"check"` and `"off"`, as before the reading could decide. About 1.7 times the processor
+    /// time of a command (docs/speech.md, "A second reading decides").
     public var secondReading = SecondReading.Use.decide
     /// Whether the words of a command's values must fit the sound in clean speech (`RecognitionOptions.valuesMarginPoint`;
     /// on by default: docs/speech.md, "Near-commands: the values must fit").

@@ -444,13 +444,11 @@ public final class SpeechRecognizer {
             if let readingModel, !reading.words.isEmpty {
                 result.secondReadingFluency = readingModel.log10ProbabilityPerWord(reading.words.split(separator: " ").map(String.init))
             }
-            // The reading may answer in clean speech and in moderate noise, through the calibration of the decoder that
-            // read it, and only when both margins were measured: its own against the phone loop is the grammar's minus
-            // the difference of the two paths.
-            let calibration = decoder === self.decoder ? options.confidence : decoder === moderateDecoder ? moderateConfidence : nil
-            if options.secondReading == .decide, let calibration, let margin = result.acousticMargin,
-               let between = result.secondReadingMargin {
-                result.secondReadingConfidence = calibration.confidence(margin: margin - between)
+            // The reading may answer (clean speech and moderate noise, the decoders that have one), through the calibration
+            // of the decoder that read it, and only when both margins were measured: its own against the phone loop is the
+            // grammar's minus the difference of the two paths.
+            if options.secondReading == .decide, let margin = result.acousticMargin, let between = result.secondReadingMargin {
+                result.secondReadingConfidence = calibration(of: decoder).confidence(margin: margin - between)
             }
         }
         return result
@@ -478,6 +476,11 @@ public final class SpeechRecognizer {
         transcript.englishMargin = against
         transcript.marginConfidence = transcript.acousticConfidence
         transcript.acousticConfidence = min(transcript.acousticConfidence, judge.confidence.confidence(margin: against))
+    }
+
+    /// How `decoder`'s margins become confidences: the noisy-speech, moderate-noise or usual calibration.
+    private func calibration(of decoder: PocketSphinxDecoder) -> AcousticConfidence {
+        decoder === noisyDecoder ? noisyConfidence : decoder === moderateDecoder ? moderateConfidence : options.confidence
     }
 
     /// The transcript of the utterance `decoder` has just ended: words with their times, and the confidence pass.
@@ -540,8 +543,7 @@ public final class SpeechRecognizer {
         }
         let text = Self.spokenText(hypothesis?.text)
         let noisy = decoder === noisyDecoder
-        let moderate = decoder === moderateDecoder
-        let calibration = noisy ? noisyConfidence : moderate ? moderateConfidence : options.confidence
+        let calibration = calibration(of: decoder)
         let speechMargin = speechFrames > 0 ? speechScore / Double(speechFrames) : nil
         var nearMargin: Double?
         if margin != nil, let spoken, !phones.isEmpty {
@@ -558,7 +560,7 @@ public final class SpeechRecognizer {
         if noisy, let words = noisyWordsConfidence, let speechMargin { confidence = min(confidence, words.confidence(margin: speechMargin)) }
         var transcript = Transcript(
             text: text, words: words, acousticConfidence: confidence, acousticMargin: margin,
-            signalToNoise: signalToNoise, noisyDecoding: noisy, moderateDecoding: moderate,
+            signalToNoise: signalToNoise, noisyDecoding: noisy, moderateDecoding: decoder === moderateDecoder,
             audioSeconds: Double(inputSamples) / Double(PCMFormat.speech.sampleRate),
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
         transcript.speechMargin = speechMargin

@@ -129,17 +129,21 @@ public struct SpeechUnderstanding: Sendable {
         }
         guard let reading = command.secondReading else { return command }
         command.secondReadingIntent = reading.intents.first.flatMap { $0.confidence >= intentThreshold ? $0.intent : nil }
+        // In moderate noise a reading that may decide (it has a confidence only then) only overrules: it neither rescues a
+        // sentence turned away (there such rescues let non-commands through) nor stops one it is not sure of (the free
+        // search wanders over the noise around a short command, "hey" read "me", and stopping on that cost commands said
+        // as written). Docs/speech.md, "The reading in moderate noise".
+        let onlyOverrules = transcript.moderateDecoding && transcript.secondReadingConfidence != nil
         // A reading sure of its words (they fit the sound and read like the workspace's sentences) and of their intent
         // answers when the grammar's sentence meant another intent or was turned away (`SecondReading.Use.decide`; the
         // recogniser gives its confidence only then). Over a sentence the grammar's margin accepted, its words must fit
-        // the sound clearly better (`betterFit`); in place of one turned away, clearly well (`rescueConfidence`), and only
-        // in clean speech: in moderate noise such rescues let non-commands through.
+        // the sound clearly better (`betterFit`); in place of one turned away, clearly well (`rescueConfidence`).
         if let readingConfidence = transcript.secondReadingConfidence, readingConfidence >= acousticThreshold,
            let fluency = transcript.secondReadingFluency, fluency >= SecondReading.fluencyPoint,
            let top = reading.intents.first, top.confidence >= max(intentThreshold, SecondReading.intentConfidence),
            !(command.accepted && command.intent?.intent == top.intent),
            command.accepted ? (transcript.secondReadingMargin ?? 0) <= -SecondReading.betterFit
-                            : !transcript.moderateDecoding && readingConfidence >= SecondReading.rescueConfidence {
+                            : !onlyOverrules && readingConfidence >= SecondReading.rescueConfidence {
             command.understanding = reading
             command.acousticConfidence = readingConfidence
             command.decidedByReading = true
@@ -149,11 +153,8 @@ public struct SpeechUnderstanding: Sendable {
             command.valuesFitPoorly = false
             return command
         }
-        // Otherwise the reading only checks: a grammar's sentence it means otherwise is not run. Not in moderate noise when
-        // the reading may decide: there the free search wanders over the noise around a short command ("hey" read "me"),
-        // and stopping on that cost commands said as written (`SecondReading.Use.decide`).
-        let mayStop = !(transcript.moderateDecoding && transcript.secondReadingConfidence != nil)
-        if command.accepted, mayStop, command.secondReadingIntent != command.intent?.intent {
+        // Otherwise the reading only checks: a grammar's sentence it means otherwise is not run.
+        if command.accepted, !onlyOverrules, command.secondReadingIntent != command.intent?.intent {
             command.readsOtherwise = true
             command.accepted = false
         }

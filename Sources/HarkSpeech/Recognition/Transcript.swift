@@ -48,14 +48,14 @@ public struct Transcript: Sendable, Equatable {
     /// `text` is empty.
     public var otherSpeech = false
     /// The second reading's words (`RecognitionOptions.secondReading`): the same audio decoded with the workspace's
-    /// words in any order; `nil` when it did not run (speech below 20 dB, or below 40 dB unless it only checks;
-    /// streaming, a workspace of one intent, or off).
+    /// words in any order; `nil` when it did not run (noisy speech, below 20 dB; streaming, a workspace of one intent,
+    /// or off).
     public var secondReading: String?
     /// The grammar path's acoustic score per frame minus the second reading's on the same audio (negative: the free
     /// reading's words fit the sound better); nil when either found no path.
     public var secondReadingMargin: Double?
-    /// The second reading's own acoustic confidence (its margin against the phone loop, through the usual decoder's
-    /// calibration) when it may answer (`SecondReading.Use.decide`, clean speech, both paths found); nil otherwise.
+    /// The second reading's own acoustic confidence (its margin against the phone loop, through the calibration of the
+    /// decoder that read it) when it may answer (`SecondReading.Use.decide`, both paths found); nil otherwise.
     public var secondReadingConfidence: Double?
     /// How much the second reading's words read like the workspace's sentences: their mean log10 probability per word
     /// under its trigram model (`ARPALanguageModel.log10ProbabilityPerWord`); nil without words.
