@@ -36,6 +36,17 @@ struct SpeechCLITests {
         #expect(wrong.status == 64 && wrong.stderr.contains("--courtesy"), "\(wrong.stderr)")
     }
 
+    @Test("the automaton is the same in every process: Swift seeds its hashing per process, and the states must not follow it")
+    func grammarAutomatonIsTheSameInEveryRun() throws {
+        // Before the builder went through its dictionaries in label order, five runs gave five different state numberings,
+        // and PocketSphinx, which breaks ties between equal paths by state order, segmented the same clip differently.
+        for workspace in ["Intents/home.json", "Intents/barista.json"] {
+            let runs = try (0..<4).map { _ in try CLITests.hark(["grammar", "--fsg", "--workspace", workspace]) }
+            #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.stderr))")
+            #expect(Set(runs.map(\.stdout)).count == 1, "\(workspace): \(Set(runs.map(\.stdout)).count) different automata from 4 runs")
+        }
+    }
+
     /// "turn off the light" as `hark say` speaks it, written to `dir`: its path and its audio at 16 kHz mono.
     static func saidCommand(in dir: URL) throws -> (path: String, audio: PCMBuffer) {
         let spoken = dir.appendingPathComponent("off.wav").path

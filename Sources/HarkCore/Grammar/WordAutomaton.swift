@@ -15,6 +15,12 @@
 /// transitions to the same states; equal states are merged from the final ones back). Every transition
 /// weighs 1, as the transitions PocketSphinx builds from a JSGF without weights do, so a path scores the same
 /// in both and only the search graph shrinks.
+///
+/// The same grammar always gives the same automaton, state for state: every loop over a dictionary's entries goes
+/// in the order of the word labels. Swift seeds its hashing afresh in every process, so a dictionary's own order
+/// changes from run to run; the states were numbered in that order, PocketSphinx's search breaks ties between
+/// equal paths by state order, and one home.json clip in pink noise began its first word at 0.49 s in one run and
+/// 0.50 s in the next, with speech margins -2.394 and -2.419 (docs/speech.md, "The same audio, the same result").
 public struct WordAutomaton: Sendable, Equatable {
     /// The words, indexed by the transitions' labels.
     public private(set) var words: [String]
@@ -155,7 +161,7 @@ extension WordAutomaton {
                 for _ in 0..<sub.stateCount { _ = nfa.addState() }
                 for (state, edges) in sub.transitions.enumerated() {
                     // The sub-automaton's labels index the same word table (it was built by this builder).
-                    for (w, target) in edges { nfa.add(base + state, w, base + target) }
+                    for (w, target) in edges.sorted(by: { $0.key < $1.key }) { nfa.add(base + state, w, base + target) }
                     if sub.isFinal[state] { nfa.epsilon(base + state, to) }
                 }
                 nfa.epsilon(from, base + sub.start)
@@ -198,7 +204,7 @@ extension WordAutomaton {
                 var moves: [Int: [Int]] = [:]
                 for s in subsets[queue] { for (w, t) in transitions[s] { moves[w, default: []].append(t) } }
                 var edges: [Int: Int] = [:]
-                for (w, targets) in moves {
+                for (w, targets) in moves.sorted(by: { $0.key < $1.key }) {
                     let subset = closure(targets)
                     if let known = index[subset] {
                         edges[w] = known
@@ -224,7 +230,9 @@ extension WordAutomaton {
                 if canonical[state] >= 0 { continue }
                 if !expanded {
                     order.append((state, true))
-                    for target in dfa[state].values where canonical[target] < 0 { order.append((target, false)) }
+                    for (_, target) in dfa[state].sorted(by: { $0.key < $1.key }) where canonical[target] < 0 {
+                        order.append((target, false))
+                    }
                     continue
                 }
                 let edges = dfa[state].map { ($0.key, canonical[$0.value]) }.sorted { $0 < $1 }
