@@ -17,10 +17,11 @@
 /// in both and only the search graph shrinks.
 ///
 /// The same grammar always gives the same automaton, state for state: every loop over a dictionary's entries goes
-/// in the order of the word labels. Swift seeds its hashing afresh in every process, so a dictionary's own order
-/// changes from run to run; the states were numbered in that order, PocketSphinx's search breaks ties between
-/// equal paths by state order, and one home.json clip in pink noise began its first word at 0.49 s in one run and
-/// 0.50 s in the next, with speech margins -2.394 and -2.419 (docs/speech.md, "The same audio, the same result").
+/// in the order of the word labels (`inLabelOrder`). Swift seeds its hashing afresh in every process, so a
+/// dictionary's own order changes from run to run; the states were numbered in that order, PocketSphinx's search
+/// breaks ties between equal paths by state order, and one home.json clip in pink noise began its first word at
+/// 0.49 s in one run and 0.50 s in the next, with speech margins -2.394 and -2.419 (docs/speech.md, "The same
+/// audio, the same result").
 public struct WordAutomaton: Sendable, Equatable {
     /// The words, indexed by the transitions' labels.
     public private(set) var words: [String]
@@ -84,7 +85,7 @@ public struct WordAutomaton: Sendable, Equatable {
         let states = stateCount + 1 + (loop == nil ? 0 : 1)
         var lines = ["FSG_BEGIN \(name)", "NUM_STATES \(states)", "START_STATE \(start)", "FINAL_STATE \(final)"]
         for (state, edges) in transitions.enumerated() {
-            for (word, target) in edges.sorted(by: { ($0.key, $0.value) < ($1.key, $1.value) }) {
+            for (word, target) in edges.inLabelOrder {
                 lines.append("TRANSITION \(state) \(target) 1.0 \(words[word])")
             }
             if isFinal[state] { lines.append("TRANSITION \(state) \(final) 1.0") }
@@ -161,7 +162,7 @@ extension WordAutomaton {
                 for _ in 0..<sub.stateCount { _ = nfa.addState() }
                 for (state, edges) in sub.transitions.enumerated() {
                     // The sub-automaton's labels index the same word table (it was built by this builder).
-                    for (w, target) in edges.sorted(by: { $0.key < $1.key }) { nfa.add(base + state, w, base + target) }
+                    for (w, target) in edges.inLabelOrder { nfa.add(base + state, w, base + target) }
                     if sub.isFinal[state] { nfa.epsilon(base + state, to) }
                 }
                 nfa.epsilon(from, base + sub.start)
@@ -204,7 +205,7 @@ extension WordAutomaton {
                 var moves: [Int: [Int]] = [:]
                 for s in subsets[queue] { for (w, t) in transitions[s] { moves[w, default: []].append(t) } }
                 var edges: [Int: Int] = [:]
-                for (w, targets) in moves.sorted(by: { $0.key < $1.key }) {
+                for (w, targets) in moves.inLabelOrder {
                     let subset = closure(targets)
                     if let known = index[subset] {
                         edges[w] = known
@@ -230,12 +231,10 @@ extension WordAutomaton {
                 if canonical[state] >= 0 { continue }
                 if !expanded {
                     order.append((state, true))
-                    for (_, target) in dfa[state].sorted(by: { $0.key < $1.key }) where canonical[target] < 0 {
-                        order.append((target, false))
-                    }
+                    for (_, target) in dfa[state].inLabelOrder where canonical[target] < 0 { order.append((target, false)) }
                     continue
                 }
-                let edges = dfa[state].map { ($0.key, canonical[$0.value]) }.sorted { $0 < $1 }
+                let edges = dfa[state].inLabelOrder.map { ($0.key, canonical[$0.value]) }
                 let signature = Signature(isFinal: finalFlags[state], edges: edges.flatMap { [$0.0, $0.1] })
                 if let known = bySignature[signature] {
                     canonical[state] = known
@@ -249,4 +248,10 @@ extension WordAutomaton {
             return WordAutomaton(words: words, transitions: outTransitions, isFinal: outFinal, start: canonical[0])
         }
     }
+}
+
+private extension Dictionary where Key == Int {
+    /// The entries in the order of their word labels, never in the dictionary's own order, which Swift's per-process
+    /// hash seed changes from run to run (`WordAutomaton`'s documentation says why the order matters).
+    var inLabelOrder: [(key: Int, value: Value)] { sorted { $0.key < $1.key } }
 }
