@@ -40,6 +40,11 @@ import domain  # noqa: E402
 RATE = 16000
 SECONDS = 60
 TYPES = ["pink", "brown", "fan", "clatter", "babble-librivox", "babble-flite"]
+# Recorded ambiences (experiment): HARK_REAL_NOISE=DIR with NAME.ogg files adds "real-NAME" types for the names listed
+# in HARK_REAL_NOISE_TYPES (comma-separated).
+REAL_DIR = os.environ.get("HARK_REAL_NOISE")
+if REAL_DIR:
+    TYPES = TYPES + ["real-" + n for n in os.environ.get("HARK_REAL_NOISE_TYPES", "").split(",") if n]
 
 
 def upstream_mix():
@@ -176,6 +181,9 @@ def make_bank(out, seed):
             x = fan(n, rng)
         elif kind == "clatter":
             x = clatter(n, rng)
+        elif kind.startswith("real-"):
+            recording = read_any(os.path.join(REAL_DIR, kind[5:] + ".ogg"))
+            x = np.resize(recording, n)  # repeated end to start to fill the minute
         elif kind == "babble-librivox":
             files = sorted(glob.glob(os.path.join(domain.find_benchmarks(), "recorded-speech", "*.wav")))
             if not files:
