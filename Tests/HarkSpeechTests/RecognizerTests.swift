@@ -343,6 +343,14 @@ struct RecognizerTests {
         let after = try SpeechRecognizer(workspace: home, model: SpeechModel(noisyMeans: NoisyDecodingTests.shippedMeans),
                                          options: RecognitionOptions(phoneLoopAlongside: false), pronunciations: HomeWords())
         #expect(alongside.phoneDecoder != nil && after.phoneDecoder == nil)
+        // The phone-loop decoders carry no grammar search (building one is most of a large workspace's start-up and
+        // memory, docs/speech.md "Memory and start-up"); the grammar decoders carry both.
+        for phones in [alongside.phoneDecoder, alongside.noisyPhoneDecoder, alongside.moderatePhoneDecoder].compactMap({ $0 }) {
+            #expect(throws: PocketSphinxError.self) { try phones.useSearch(alongside.mainSearch) }
+        }
+        #expect(alongside.noisyPhoneDecoder != nil)
+        try alongside.decoder.useSearch(SpeechRecognizer.phoneSearch)
+        try alongside.decoder.useSearch(alongside.mainSearch)
         // A real recording, the same in loud noise (the noisy-speech decoder), and eSpeak NG's digital silence (the
         // added floor), each twice so that a decoder's previous utterance is behind it.
         let clips = [

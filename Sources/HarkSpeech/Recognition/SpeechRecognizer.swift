@@ -148,8 +148,17 @@ public final class SpeechRecognizer {
             search = "general"
             languageModel = model.generalLanguageModel
         }
+        // Settings in a fixed order, so that every decoder of the same settings is configured alike.
+        func newDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
+            try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
+        }
+        func addPhoneLoop(to decoder: PocketSphinxDecoder) throws {
+            try decoder.addPhoneLoop(
+                name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: options.phoneLoopBeam,
+                contextIndependent: options.phoneLoopContextIndependent)
+        }
         func makeDecoder(_ arguments: [String: String], usual: Bool = true) throws -> PocketSphinxDecoder {
-            let decoder = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
+            let decoder = try newDecoder(arguments)
             if let languageModel {
                 try decoder.addLanguageModel(name: search, file: languageModel)
             } else if let finiteStateGrammar {
@@ -157,21 +166,21 @@ public final class SpeechRecognizer {
             } else {
                 try decoder.addGrammar(name: search, jsgf: grammar?.jsgf ?? "")
             }
-            if options.measuresConfidence {
-                try decoder.addPhoneLoop(
-                    name: Self.phoneSearch, phoneModel: model.phoneLanguageModel, beam: options.phoneLoopBeam,
-                    contextIndependent: options.phoneLoopContextIndependent)
-            }
+            if options.measuresConfidence { try addPhoneLoop(to: decoder) }
             try decoder.useSearch(search)
             return decoder
         }
         mainSearch = search
         decoder = try makeDecoder(arguments)
-        // A decoder of the phone loop alone, for streaming: the same model, means and front end as its partner.
+        // A decoder of the phone loop alone, for streaming: the same model, means and front end as its partner. It
+        // never searches the grammar, so it is not given one: PocketSphinx builds a grammar's search tree when the
+        // grammar is added, and for a large workspace that tree is much of a decoder's memory and start-up
+        // (docs/speech.md, "Memory and start-up").
         func makePhoneDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder? {
             guard options.measuresConfidence, options.cepstralMean.isStreaming || (options.cepstralMean == .batch && options.phoneLoopAlongside)
             else { return nil }
-            let phones = try makeDecoder(arguments)
+            let phones = try newDecoder(arguments)
+            try addPhoneLoop(to: phones)
             try phones.useSearch(Self.phoneSearch)
             return phones
         }
@@ -216,7 +225,7 @@ public final class SpeechRecognizer {
             let file = scratch.appendingPathComponent("reading.arpa")
             try trigram.arpa.write(to: file, atomically: true, encoding: .utf8)
             func makeReadingDecoder(_ arguments: [String: String]) throws -> PocketSphinxDecoder {
-                let reading = try PocketSphinxDecoder(arguments: arguments.keys.sorted().flatMap { [$0, arguments[$0] ?? ""] })
+                let reading = try newDecoder(arguments)
                 try reading.addLanguageModel(name: SecondReading.search, file: file)
                 try reading.useSearch(SecondReading.search)
                 return reading
