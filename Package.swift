@@ -69,7 +69,7 @@ let package = Package(
 
         .executableTarget(name: "HarkCLI", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance", "HarkHTTP", "HarkServer", "HarkRooms", "HarkWyoming"]),
         .executableTarget(name: "HarkHardwareCheck", dependencies: ["HarkCore", "HarkAudio", "HarkSpeech", "HarkDevices", "HarkAppliance"]),
-        .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore"], exclude: ["Data"]),
+        .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore", "HarkAudio"], exclude: ["Data"]),
         .testTarget(name: "HarkAudioTests", dependencies: ["HarkAudio", "HarkTestSupport"]),
         .testTarget(name: "HarkSpeechTests", dependencies: ["HarkSpeech", "HarkAudio", "HarkCore", "HarkTestSupport"]),
         .testTarget(name: "HarkDevicesTests", dependencies: ["HarkDevices", "HarkTestSupport"]),

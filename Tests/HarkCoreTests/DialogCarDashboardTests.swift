@@ -1,4 +1,5 @@
 import Foundation
+import HarkAudio
 import Testing
 @testable import HarkCore
 
@@ -150,13 +151,12 @@ struct DialogCarDashboardTests {
         var c = Conversation(engine: engine)
         try c.start()
         let u = understanding("blah")
-        let clock = ContinuousClock()
         let n = 2000
-        let elapsed = clock.measure {
-            for _ in 0..<n { _ = engine.respond(to: u, context: c.context, now: c.now, random: &c.random) }
-        }
-        let perTurn = elapsed / n
-        print("car-dashboard anything_else turn: \(perTurn)")
-        #expect(perTurn < .milliseconds(2))  // generous for debug builds; release is measured separately
+        // This thread's processor time, so that other work on the machine cannot fail the guard.
+        let start = ThreadTime.cpuSeconds()
+        for _ in 0..<n { _ = engine.respond(to: u, context: c.context, now: c.now, random: &c.random) }
+        let perTurn = (ThreadTime.cpuSeconds() - start) / Double(n)
+        print("car-dashboard anything_else turn: \(perTurn * 1000) ms of processor time")
+        #expect(perTurn < 0.002)  // generous for debug builds; release is measured separately
     }
 }
