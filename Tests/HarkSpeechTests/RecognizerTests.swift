@@ -336,6 +336,33 @@ struct RecognizerTests {
         }
     }
 
+    @Test("Other pronunciations are written into the grammar file in the order PocketSphinx's loader would add them")
+    func alternatePronunciationsInTheGrammarFile() {
+        let fsg = """
+            FSG_BEGIN grammar
+            NUM_STATES 4
+            START_STATE 0
+            FINAL_STATE 3
+            TRANSITION 0 1 1.0 the
+            TRANSITION 1 2 1.0 light
+            TRANSITION 0 2 1.0 a
+            TRANSITION 2 3 1.0 the
+            TRANSITION 2 3 1.0
+            FSG_END
+            """
+        let written = SpeechRecognizer.addingAlternatePronunciations(to: fsg, counts: ["the": 2, "light": 1, "a": 3])
+        // The words in the order the file first names them ("the" before "a"), each word's variants in turn, after
+        // every transition of the file; words with one pronunciation, null transitions and the header untouched.
+        let added = """
+            TRANSITION 0 1 1.0 the(2)
+            TRANSITION 2 3 1.0 the(2)
+            TRANSITION 0 2 1.0 a(2)
+            TRANSITION 0 2 1.0 a(3)
+            """
+        #expect(written == fsg.replacingOccurrences(of: "FSG_END", with: added + "\nFSG_END"))
+        #expect(SpeechRecognizer.addingAlternatePronunciations(to: fsg, counts: ["the": 1]) == fsg)
+    }
+
     @Test("The phone loop run alongside the grammar pass gives the very margins of the pass run after it")
     func phoneLoopAlongside() throws {
         let home = try Workspace.load(from: RecognitionFixtures.home)

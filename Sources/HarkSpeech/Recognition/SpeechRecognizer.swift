@@ -89,6 +89,7 @@ public final class SpeechRecognizer {
         // moderate-noise decoders' do not (docs/speech.md, "Courtesy words": in noise the extra words fit the noise).
         var courteous: SpeechGrammar?
         var guessed: [String] = []
+        var pronunciationCounts: [String: Int] = [:]
         if options.search == .general {
             arguments["-dict"] = model.dictionary.path
         } else {
@@ -99,6 +100,7 @@ public final class SpeechRecognizer {
             }
             let lexicon = try PronunciationLexicon(words: (courteous ?? built).vocabulary, dictionary: model.dictionary, source: pronunciations)
             guessed = lexicon.guessed
+            for entry in lexicon.entries { pronunciationCounts[entry.word, default: 0] += 1 }
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let dictionary = scratch.appendingPathComponent("words.dict")
             let branchWords = options.search == .grammar && options.otherSpeech != nil ? OtherSpeech.dictionaryText : ""
@@ -126,7 +128,14 @@ public final class SpeechRecognizer {
                 }
                 let plain = try automaton(of: grammar)
                 let file = scratch.appendingPathComponent("words.fsg")
-                try plain.fsg(name: search).write(to: file, atomically: true, encoding: .utf8)
+                // Each word's other pronunciations are written into the grammar file here, not added by PocketSphinx
+                // as it loads it (`-fsgusealtpron`), which takes one pass over every transition per such word: a
+                // fifth of a large workspace's start-up (docs/speech.md, "Memory and start-up").
+                arguments["-fsgusealtpron"] = "no"
+                func withVariants(_ fsg: String) -> String {
+                    Self.addingAlternatePronunciations(to: fsg, counts: pronunciationCounts)
+                }
+                try withVariants(plain.fsg(name: search)).write(to: file, atomically: true, encoding: .utf8)
                 finiteStateGrammar = file
                 // The usual decoder (clean speech) searches with the branch for other speech and the courtesy words; the
                 // moderate-noise and noisy-speech decoders without either (docs/speech.md, "Speech outside the grammar":
@@ -135,7 +144,7 @@ public final class SpeechRecognizer {
                 if options.otherSpeech != nil || usual != nil {
                     let fsg = (usual ?? plain).fsg(name: search, loop: options.otherSpeech?.loop)
                     let file = scratch.appendingPathComponent("words-usual.fsg")
-                    try fsg.write(to: file, atomically: true, encoding: .utf8)
+                    try withVariants(fsg).write(to: file, atomically: true, encoding: .utf8)
                     usualGrammar = file
                 }
             }
@@ -599,6 +608,34 @@ public final class SpeechRecognizer {
             try decoder.endUtterance()
         }
         return Self.spokenText((options.cepstralMean.isStreaming ? streamingPair?.words : decoder)?.hypothesis()?.text)
+    }
+
+    /// `fsg` with a transition for each other pronunciation of a word (`word(2)`, `word(3)`, as the dictionary numbers
+    /// them) beside each of the word's own, as PocketSphinx's `fsg_model_add_alt` would add them when loading the
+    /// grammar: the words in the order the file first names them, each word's variants in turn, after every
+    /// transition of the file, so that each pair of states lists its transitions in the order PocketSphinx's own
+    /// pass leaves them (it puts each new one first; so does its reader).
+    static func addingAlternatePronunciations(to fsg: String, counts: [String: Int]) -> String {
+        var order: [String] = []
+        var transitions: [String: [Substring]] = [:]
+        var lines = fsg.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines where line.hasPrefix("TRANSITION ") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 5 else { continue }
+            let word = String(fields[4])
+            if transitions[word] == nil { order.append(word) }
+            transitions[word, default: []].append(fields[0..<4].joined(separator: " ")[...])
+        }
+        var added: [Substring] = []
+        for word in order {
+            guard let count = counts[word], count > 1, let own = transitions[word] else { continue }
+            for variant in 2...count {
+                for transition in own { added.append("\(transition) \(word)(\(variant))") }
+            }
+        }
+        guard !added.isEmpty, let end = lines.lastIndex(where: { $0.hasPrefix("FSG_END") }) else { return fsg }
+        lines.insert(contentsOf: added, at: end)
+        return lines.joined(separator: "\n")
     }
 
     /// Recognises one whole utterance.
