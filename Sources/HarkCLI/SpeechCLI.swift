@@ -35,7 +35,26 @@ enum SpeechCLI {
                                              stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
         model.moderateMeans = SpeechModel.means(setting: moderateMeans, shipped: modelsFile(SpeechModel.moderateMeansFileName),
                                                 stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
+        if acoustic == nil { noteMissingMeans(noisy: noisyMeans, moderate: moderateMeans) }
         return model
+    }
+
+    /// Says so on standard error when the shipped noisy-speech or moderate-noise means are wanted (the stock
+    /// acoustic model, no setting) but `Models/` is in none of the places looked in, e.g. a `hark` copied away from
+    /// its checkout: noise is then decoded with the stock means, clearly worse (docs/model-adaptation.md), and that
+    /// must not happen silently. `none` (or a file) as the setting says the user chose.
+    static func noteMissingMeans(noisy: String?, moderate: String?, settings: (noisy: String, moderate: String) = ("--noisy-means", "--moderate-means")) {
+        let missing = [(SpeechModel.noisyMeansFileName, noisy, "noisy speech", settings.noisy),
+                       (SpeechModel.moderateMeansFileName, moderate, "speech in moderate noise", settings.moderate)]
+            .filter { name, setting, _, _ in setting == nil && modelsFile(name) == nil }
+        guard !missing.isEmpty else { return }
+        var seen = Set<String>()
+        let looked = searchDirectories().map { $0.appendingPathComponent("Models").path }.filter { seen.insert($0).inserted }
+            .joined(separator: ", ")
+        for (name, _, what, option) in missing {
+            printError("note: Models/\(name) was not found (looked in \(looked)): \(what) is decoded with the acoustic " +
+                       "model's own means, which hear noisy speech worse; \(option) gives another file, or none to say so")
+        }
     }
 
     /// `Models/pronunciations.dict` next to the working directory or the executable's repository, if any.

@@ -68,4 +68,33 @@ import Testing
         #expect(parse.status != 0)
         #expect(parse.stderr.contains("Intents/home.json"), "\(parse.stderr)")
     }
+
+    @Test func missingShippedMeansAreNamedNotSilentlyReplaced() throws {
+        let (prefix, binary) = try Self.installedBinary(withShare: true)
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let bin = binary.deletingLastPathComponent()
+        let share = prefix.appendingPathComponent("share/hark")
+        let clip = prefix.appendingPathComponent("on.wav").path
+        let said = try Self.run(["say", "--output", clip, "turn on the light"], path: bin, in: prefix)
+        try #require(said.status == 0, "\(said.stderr)")
+        // share/hark/Models holds the wake files but not the adapted means: recognising still works, and says what
+        // it decodes noise with instead, naming where it looked.
+        let without = try Self.run(["recognize", clip], path: bin, in: prefix)
+        #expect(without.status == 0, "\(without.stderr)")
+        #expect(without.stdout.contains("turn on the light"), "\(without.stdout)")
+        for name in ["en-us-noisy.means", "en-us-moderate.means"] {
+            #expect(without.stderr.contains("note: Models/\(name) was not found (looked in "), "\(without.stderr)")
+        }
+        #expect(without.stderr.contains("\(share.path)/Models"), "\(without.stderr)")
+        // Saying none is a choice, not something missing.
+        let chosen = try Self.run(["recognize", "--noisy-means", "none", "--moderate-means", "none", clip], path: bin, in: prefix)
+        #expect(chosen.status == 0 && !chosen.stderr.contains("was not found"), "\(chosen.stderr)")
+        // With the files where an installed hark looks, nothing to say.
+        for name in ["en-us-noisy.means", "en-us-moderate.means"] {
+            try FileManager.default.copyItem(at: CLITests.root.appendingPathComponent("Models/\(name)"),
+                                             to: share.appendingPathComponent("Models/\(name)"))
+        }
+        let with = try Self.run(["recognize", clip], path: bin, in: prefix)
+        #expect(with.status == 0 && !with.stderr.contains("was not found"), "\(with.stderr)")
+    }
 }
