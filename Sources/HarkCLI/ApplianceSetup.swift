@@ -30,7 +30,8 @@ enum ApplianceSetup {
         parts.shippedNoisyMeans = SpeechCLI.modelsFile(SpeechModel.noisyMeansFileName)
         parts.shippedModerateMeans = SpeechCLI.modelsFile(SpeechModel.moderateMeansFileName)
         if configuration.acousticModel == nil {
-            SpeechCLI.noteMissingMeans(noisy: configuration.noisyMeans, moderate: configuration.moderateMeans,
+            SpeechCLI.noteMissingMeans(noisy: (configuration.noisyMeans, parts.shippedNoisyMeans),
+                                       moderate: (configuration.moderateMeans, parts.shippedModerateMeans),
                                        settings: ("the configuration's \"noisy_means\"", "the configuration's \"moderate_means\""))
         }
         for warning in parts.assistant.warnings + parts.actionWarnings {

@@ -31,22 +31,30 @@ enum SpeechCLI {
                 throw CommandFailure(message: "\(option) \(value): no such readable file", exitCode: 66)
             }
         }
-        model.noisyMeans = SpeechModel.means(setting: noisyMeans, shipped: modelsFile(SpeechModel.noisyMeansFileName),
+        let shippedNoisy = modelsFile(SpeechModel.noisyMeansFileName)
+        let shippedModerate = modelsFile(SpeechModel.moderateMeansFileName)
+        model.noisyMeans = SpeechModel.means(setting: noisyMeans, shipped: shippedNoisy,
                                              stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
-        model.moderateMeans = SpeechModel.means(setting: moderateMeans, shipped: modelsFile(SpeechModel.moderateMeansFileName),
+        model.moderateMeans = SpeechModel.means(setting: moderateMeans, shipped: shippedModerate,
                                                 stockAcousticModel: acoustic == nil, resolve: { URL(fileURLWithPath: $0) })
-        if acoustic == nil { noteMissingMeans(noisy: noisyMeans, moderate: moderateMeans) }
+        if acoustic == nil {
+            noteMissingMeans(noisy: (noisyMeans, shippedNoisy), moderate: (moderateMeans, shippedModerate))
+        }
         return model
     }
 
     /// Says so on standard error when the shipped noisy-speech or moderate-noise means are wanted (the stock
-    /// acoustic model, no setting) but `Models/` is in none of the places looked in, e.g. a `hark` copied away from
-    /// its checkout: noise is then decoded with the stock means, clearly worse (docs/model-adaptation.md), and that
-    /// must not happen silently. `none` (or a file) as the setting says the user chose.
-    static func noteMissingMeans(noisy: String?, moderate: String?, settings: (noisy: String, moderate: String) = ("--noisy-means", "--moderate-means")) {
+    /// acoustic model, no setting) but were not found (`shipped` is nil: `Models/` is in none of the places looked
+    /// in, e.g. a `hark` copied away from its checkout): noise is then decoded with the stock means, clearly worse
+    /// (docs/model-adaptation.md), and that must not happen silently. `none` (or a file) as the setting says the
+    /// user chose.
+    static func noteMissingMeans(
+        noisy: (setting: String?, shipped: URL?), moderate: (setting: String?, shipped: URL?),
+        settings: (noisy: String, moderate: String) = ("--noisy-means", "--moderate-means")
+    ) {
         let missing = [(SpeechModel.noisyMeansFileName, noisy, "noisy speech", settings.noisy),
                        (SpeechModel.moderateMeansFileName, moderate, "speech in moderate noise", settings.moderate)]
-            .filter { name, setting, _, _ in setting == nil && modelsFile(name) == nil }
+            .filter { _, means, _, _ in means.setting == nil && means.shipped == nil }
         guard !missing.isEmpty else { return }
         var seen = Set<String>()
         let looked = searchDirectories().map { $0.appendingPathComponent("Models").path }.filter { seen.insert($0).inserted }
