@@ -208,6 +208,7 @@ enum SpeechCLI {
         if let margin = command.valuesMargin { o["values_margin"] = round(margin) }
         if command.secondReading != nil { o["second_reading_intent"] = command.secondReadingIntent.map { .string($0) } ?? .null }
         if command.decidedByReading { o["decided_by_reading"] = .bool(true) }
+        if !command.valuesUnread.isEmpty { o["values_unread"] = .array(command.valuesUnread.map { .string($0) }) }
         o["accepted"] = .bool(command.accepted)
         return .object(o)
     }

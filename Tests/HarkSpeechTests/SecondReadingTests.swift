@@ -113,6 +113,49 @@ struct SecondReadingTests {
         #expect(!stopped.accepted && stopped.readsOtherwise)
     }
 
+    @Test("A reading of the same intent that does not name the grammar's values stops it, or answers with its own when sure")
+    func understandingChecksTheValues() throws {
+        let understanding = SpeechUnderstanding(workspace: try Workspace.load(from: RecognitionFixtures.home))
+        // "is the oven still on", heard by the grammar as the nearest sentence it has and read by the free search without
+        // the light: both mean #LightStatus, but nothing confirms which device was asked about.
+        let unnamed = understanding.understand(Self.transcript("is the light still on", reading: "is the you on"))
+        #expect(!unnamed.accepted && unnamed.readsOtherwise && unnamed.secondReadingIntent == "LightStatus")
+        #expect(unnamed.valuesUnread == ["@device:light"])
+        #expect(unnamed.rejectionReason(acousticThreshold: 0.5, intentThreshold: 0.2)
+                == "the words could also be “is the you on”, #LightStatus without @device:light")
+
+        // The same values in other words (a synonym) confirm them; extra values in the reading take nothing away.
+        let synonym = understanding.understand(Self.transcript("turn on the light", reading: "turn the lamp on"))
+        #expect(synonym.accepted && synonym.valuesUnread.isEmpty)
+        let more = understanding.understand(Self.transcript("turn on the light", reading: "turn on the light and the camera"))
+        #expect(more.accepted && more.valuesUnread.isEmpty)
+        // A sentence without values has nothing to confirm.
+        let plain = understanding.understand(Self.transcript("what time is it", reading: "what is the time"))
+        #expect(plain.accepted && plain.valuesUnread.isEmpty)
+
+        // Another value of the same entity, read surely: the reading answers with its own ("please turn the lights on"
+        // heard by the grammar as "picture camera on").
+        var sure = Self.transcript("picture camera on", reading: "please turn the lights on")
+        sure.secondReadingConfidence = 0.8
+        sure.secondReadingFluency = -1.0
+        sure.secondReadingMargin = -1.2
+        let answered = understanding.understand(sure)
+        #expect(answered.accepted && answered.decidedByReading && answered.intent?.intent == "OnLight")
+        #expect(answered.understanding.entities.map(\.value) == ["light"] && answered.valuesUnread == ["@device:camera"])
+        // Not sure (hardly a better fit): it only checks, and the grammar's camera is not switched on.
+        sure.secondReadingMargin = -0.1
+        let checked = understanding.understand(sure)
+        #expect(!checked.accepted && !checked.decidedByReading && checked.readsOtherwise)
+
+        // Moderate noise: the reading only overrules, so a reading that is not sure does not stop the grammar's values.
+        sure.moderateDecoding = true
+        let kept = understanding.understand(sure)
+        #expect(kept.accepted && !kept.readsOtherwise && kept.valuesUnread.isEmpty)
+        // System entities are not compared: a reading that wanders over a number is no evidence against the grammar's.
+        #expect(SecondReading.valuesMissing(from: understanding.matcher.understand("what time is it"),
+                                            heard: understanding.matcher.understand("what time is it at seven")).isEmpty)
+    }
+
     @Test("A paraphrase the grammar hears as another command is not run; a command of the workspace is")
     func spokenParaphrase() throws {
         let workspace = try Workspace.load(from: RecognitionFixtures.home)

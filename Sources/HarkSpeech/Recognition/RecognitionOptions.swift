@@ -80,9 +80,9 @@ public struct RecognitionOptions: Sendable, Equatable {
     public var otherSpeech: OtherSpeech?
     /// How a second reading of each utterance, with the workspace's words in any order (`SecondReading`), is used.
     /// `.decide` by default (docs/speech.md "A second reading decides"): in clean speech a reading sure of its words and
-    /// their intent is what runs, and a grammar's sentence the reading means otherwise is not run; in moderate noise a sure
-    /// reading only answers in place of a sentence the grammar accepted. `.check` only turns away what the two readings disagree
-    /// on, in clean speech and in moderate noise. Whole-utterance decoding (batch CMN)
+    /// their intent is what runs, and a grammar's sentence the reading means otherwise (another intent, or the same one
+    /// without some of its values) is not run; in moderate noise a sure reading only answers in place of a sentence the
+    /// grammar accepted. `.check` only turns away what the two readings disagree on, in clean speech and in moderate noise. Whole-utterance decoding (batch CMN)
     /// with the grammar search, never the noisy-speech decoder's; only for a workspace of two intents or more (with
     /// one, the readings cannot mean different commands).
     public var secondReading: SecondReading.Use

@@ -1,4 +1,5 @@
 import Foundation
+import HarkCore
 
 /// The second reading of an utterance (clean, or in moderate noise): the same audio decoded once more with a trigram model of the workspace's
 /// sentences (`SpeechGrammar.arpaLanguageModel`), so with the workspace's words in any order rather than only in its
@@ -9,8 +10,9 @@ import Foundation
 /// "please leave the room", "off with the lights" as "on with the lights". The margin against the phone loop does not
 /// catch those, because the nearest sentence fits the sound almost as well as the words said. A trigram search keeps
 /// closer to the words said ("please tell me the time", "on with the lights" still, sometimes), and the language engine
-/// reads those words as it reads typed text. When the two readings mean different intents, the grammar's answer is not
-/// trusted and the command is not run (`SpeechUnderstanding`). Measured in docs/speech.md, "A second reading".
+/// reads those words as it reads typed text. When the two readings mean different intents, or the same intent but the
+/// reading does not name the grammar's values (`valuesMissing`), the grammar's answer is not trusted and the command is
+/// not run (`SpeechUnderstanding`). Measured in docs/speech.md, "A second reading" and "The reading checks the values".
 ///
 /// What the reading may do (`Use`). By default (`.decide`, clean speech and moderate noise) it also answers: when it is sure of its
 /// words (their margin against the phone loop passes the acoustic point, and they read as a sentence of the workspace's
@@ -29,7 +31,8 @@ public enum SecondReading {
     public enum Use: String, Sendable, Equatable, CaseIterable {
         /// No second reading.
         case off
-        /// Clean speech and speech in moderate noise: a command whose two readings mean different intents is not run.
+        /// Clean speech and speech in moderate noise: a command whose two readings mean different intents, or the same one
+        /// without some of the grammar's values, is not run.
         case check
         /// Clean speech: a reading sure of its words and their intent is the answer, and otherwise as `check` (the
         /// default). In moderate noise it only overrules: a sure reading answers in place of a sentence the grammar
@@ -58,9 +61,30 @@ public enum SecondReading {
     /// The search's name in its decoder.
     static let search = "reading"
 
-    /// Why a command whose two readings disagree is not run, as `hark recognize` and the appliance's `intent` events say it.
-    public static func reason(_ otherWords: String, intent: String?) -> String {
+    /// Why a command whose two readings disagree is not run, as `hark recognize` and the appliance's `intent` events say it:
+    /// the reading's words, and what they mean instead (another intent, none, or the same one without some of the values).
+    public static func reason(_ otherWords: String, intent: String?, without values: [String] = []) -> String {
         "the words could also be “\(otherWords)”, " + (intent.map { "#\($0)" } ?? "no command")
+            + (values.isEmpty ? "" : " without " + values.joined(separator: ", "))
+    }
+
+    /// The values of `heard` (the grammar's sentence understood) that `reading` does not name, as `@entity:value`, in the
+    /// order heard: entities of the workspace's own only. System entities are left out: a reading that wanders over a
+    /// number or a time is not evidence that the grammar misheard one, and two clocks' "now" differ.
+    ///
+    /// Why: when both readings mean the same intent the check passes, yet the grammar may have put the nearest-sounding
+    /// value of the workspace where the speaker said something it does not know ("is the oven still on" heard as "is the
+    /// light still on", read "is the you on"; "connect to the guest network" as "… the guest room please"), or a
+    /// wrong one it knows ("please turn the lights on" heard as "picture camera on", read right). Measured on tuning sets
+    /// and commands in docs/speech.md, "The reading checks the values".
+    public static func valuesMissing(from reading: Understanding, heard: Understanding) -> [String] {
+        let read = Set(reading.entities.filter { !$0.entity.hasPrefix("sys-") }.map { "@\($0.entity):\($0.value)" })
+        var missing: [String] = []
+        for entity in heard.entities where !entity.entity.hasPrefix("sys-") {
+            let name = "@\(entity.entity):\(entity.value)"
+            if !read.contains(name), !missing.contains(name) { missing.append(name) }
+        }
+        return missing
     }
 }
 

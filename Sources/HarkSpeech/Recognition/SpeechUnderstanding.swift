@@ -26,6 +26,11 @@ public struct SpokenCommand: Sendable {
     public var readsOtherwise = false
     /// The second reading's intent when it reaches the intent threshold (what a rejection names).
     public var secondReadingIntent: String?
+    /// The values of the grammar's sentence (its entities of the workspace's own, `@entity:value`) that the second reading,
+    /// meaning the same intent, does not name: the grammar may have heard the nearest-sounding value ("is the oven still
+    /// on" as "is the light still on", read "is the you on"). Such a command is not run unless the reading is sure enough
+    /// to answer with its own values (`SecondReading.valuesMissing`).
+    public var valuesUnread: [String] = []
     /// The margin over the words of the command's values (its entities' words, `Transcript.fit(ofWordsIn:)`), when the
     /// recogniser gave word margins and the understanding found entities in words it heard.
     public var valuesMargin: Double?
@@ -42,7 +47,9 @@ public struct SpokenCommand: Sendable {
         if accepted { return "" }
         if transcript.otherSpeech { return OtherSpeech.reason }
         if transcript.text.isEmpty { return "nothing in the grammar was heard" }
-        if readsOtherwise { return SecondReading.reason(transcript.secondReading ?? "", intent: secondReadingIntent) }
+        if readsOtherwise {
+            return SecondReading.reason(transcript.secondReading ?? "", intent: secondReadingIntent, without: valuesUnread)
+        }
         if valuesFitPoorly, let valuesMargin, let point = transcript.valuesMarginPoint {
             return "the values fit the sound poorly: margin " + Self.format(valuesMargin) + " < " + Self.format(point)
                 + " over “" + valueWords.joined(separator: " ") + "”"
@@ -134,6 +141,11 @@ public struct SpeechUnderstanding: Sendable {
         // search wanders over the noise around a short command, "hey" read "me", and stopping on that cost commands said
         // as written). Docs/speech.md, "The reading in moderate noise".
         let onlyOverrules = transcript.moderateDecoding && transcript.secondReadingConfidence != nil
+        // Where the reading checks, it also checks the values: a sentence whose values the reading (meaning the same
+        // intent) does not name is treated as one it means otherwise.
+        if command.accepted, !onlyOverrules, command.secondReadingIntent == command.intent?.intent {
+            command.valuesUnread = SecondReading.valuesMissing(from: reading, heard: command.understanding)
+        }
         // A reading sure of its words (they fit the sound and read like the workspace's sentences) and of their intent
         // answers when the grammar's sentence meant another intent or was turned away (`SecondReading.Use.decide`; the
         // recogniser gives its confidence only then). Over a sentence the grammar's margin accepted, its words must fit
@@ -141,7 +153,7 @@ public struct SpeechUnderstanding: Sendable {
         if let readingConfidence = transcript.secondReadingConfidence, readingConfidence >= acousticThreshold,
            let fluency = transcript.secondReadingFluency, fluency >= SecondReading.fluencyPoint,
            let top = reading.intents.first, top.confidence >= max(intentThreshold, SecondReading.intentConfidence),
-           !(command.accepted && command.intent?.intent == top.intent),
+           !(command.accepted && command.intent?.intent == top.intent && command.valuesUnread.isEmpty),
            command.accepted ? (transcript.secondReadingMargin ?? 0) <= -SecondReading.betterFit
                             : !onlyOverrules && readingConfidence >= SecondReading.rescueConfidence {
             command.understanding = reading
@@ -153,8 +165,9 @@ public struct SpeechUnderstanding: Sendable {
             command.valuesFitPoorly = false
             return command
         }
-        // Otherwise the reading only checks: a grammar's sentence it means otherwise is not run.
-        if command.accepted, !onlyOverrules, command.secondReadingIntent != command.intent?.intent {
+        // Otherwise the reading only checks: a grammar's sentence it means otherwise, or whose values it does not name, is
+        // not run.
+        if command.accepted, !onlyOverrules, command.secondReadingIntent != command.intent?.intent || !command.valuesUnread.isEmpty {
             command.readsOtherwise = true
             command.accepted = false
         }
