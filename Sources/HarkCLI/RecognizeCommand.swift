@@ -50,8 +50,8 @@ enum RecognizeCommand: Command {
                             the grammar's sentence meant another intent, named values the reading does not, or was
                             turned away; otherwise a command whose two readings mean different intents, or the same
                             one without some of the grammar's values, is not accepted. In moderate noise it only
-                            answers in place of a sentence meaning another intent. check: only the stopping, clean or
-                            not. About 1.7 times the processor time of a command (second_reading,
+                            answers in place of a sentence meaning another intent or values it does not hear. check:
+                            only the stopping, clean or not. About 1.7 times the processor time of a command (second_reading,
                             second_reading_margin, second_reading_intent, second_reading_fluency, values_unread and
                             decided_by_reading in --json; workspaces
                             of two intents or more; docs/speech.md, "A second reading" and "A second reading decides")

@@ -28,8 +28,9 @@ public struct SpokenCommand: Sendable {
     public var secondReadingIntent: String?
     /// The values of the grammar's sentence (its entities of the workspace's own, `@entity:value`) that the second reading,
     /// meaning the same intent, does not name: the grammar may have heard the nearest-sounding value ("is the oven still
-    /// on" as "is the light still on", read "is the you on"). Such a command is not run unless the reading is sure enough
-    /// to answer with its own values (`SecondReading.valuesMissing`).
+    /// on" as "is the light still on", read "is the you on"). A reading sure enough answers with its own values; otherwise
+    /// such a command is not run in clean speech, and runs as heard in moderate noise, where the reading only overrules
+    /// (`SecondReading.valuesMissing`).
     public var valuesUnread: [String] = []
     /// The margin over the words of the command's values (its entities' words, `Transcript.fit(ofWordsIn:)`), when the
     /// recogniser gave word margins and the understanding found entities in words it heard.
@@ -141,9 +142,10 @@ public struct SpeechUnderstanding: Sendable {
         // search wanders over the noise around a short command, "hey" read "me", and stopping on that cost commands said
         // as written). Docs/speech.md, "The reading in moderate noise".
         let onlyOverrules = transcript.moderateDecoding && transcript.secondReadingConfidence != nil
-        // Where the reading checks, it also checks the values: a sentence whose values the reading (meaning the same
-        // intent) does not name is treated as one it means otherwise.
-        if command.accepted, !onlyOverrules, command.secondReadingIntent == command.intent?.intent {
+        // The reading also checks the values: a sentence whose values the reading (meaning the same intent) does not name
+        // is treated as one it means otherwise. In moderate noise that lets a sure reading answer with its own values;
+        // it stops nothing there.
+        if command.accepted, command.secondReadingIntent == command.intent?.intent {
             command.valuesUnread = SecondReading.valuesMissing(from: reading, heard: command.understanding)
         }
         // A reading sure of its words (they fit the sound and read like the workspace's sentences) and of their intent
