@@ -142,6 +142,16 @@ struct SecondReadingTests {
         let answered = understanding.understand(sure)
         #expect(answered.accepted && answered.decidedByReading && answered.intent?.intent == "OnLight")
         #expect(answered.understanding.entities.map(\.value) == ["light"] && answered.valuesUnread == ["@device:camera"])
+        // Sure, but naming no device at all: no command of its own to answer with, so it only checks.
+        var noDevice = Self.transcript("is the light still on", reading: "is the you on")
+        noDevice.secondReadingConfidence = 0.9
+        noDevice.secondReadingFluency = -1.0
+        noDevice.secondReadingMargin = -1.2
+        let unanswered = understanding.understand(noDevice)
+        #expect(!unanswered.accepted && !unanswered.decidedByReading && unanswered.readsOtherwise)
+        #expect(!SecondReading.namesOtherValues(understanding.matcher.understand("is the you on"), for: ["@device:light"]))
+        #expect(SecondReading.namesOtherValues(understanding.matcher.understand("is the camera on"), for: ["@device:light"]))
+        #expect(!SecondReading.namesOtherValues(understanding.matcher.understand("is the camera on"), for: []))
         // Not sure (hardly a better fit): it only checks, and the grammar's camera is not switched on.
         sure.secondReadingMargin = -0.1
         let checked = understanding.understand(sure)

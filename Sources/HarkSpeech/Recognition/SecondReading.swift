@@ -86,6 +86,16 @@ public enum SecondReading {
         }
         return missing
     }
+
+    /// Whether `reading` names another value for every entity of `missing` (`valuesMissing`'s `@entity:value`s), and so
+    /// offers a command of its own to answer with, not the grammar's command less its values: "please turn the lights on"
+    /// for the grammar's "picture camera on" does ("@device:light" for "@device:camera"); "is the to on" for "is the light
+    /// still on" names no device, and only checks. False when nothing is missing.
+    public static func namesOtherValues(_ reading: Understanding, for missing: [String]) -> Bool {
+        guard !missing.isEmpty else { return false }
+        let entities = Set(reading.entities.map { "@\($0.entity):" })
+        return missing.allSatisfy { value in entities.contains { value.hasPrefix($0) } }
+    }
 }
 
 /// The second reading run beside the grammar and phone-loop passes, on a thread of its own (`decodeWhole`).

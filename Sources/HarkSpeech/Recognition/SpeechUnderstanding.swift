@@ -149,13 +149,14 @@ public struct SpeechUnderstanding: Sendable {
             command.valuesUnread = SecondReading.valuesMissing(from: reading, heard: command.understanding)
         }
         // A reading sure of its words (they fit the sound and read like the workspace's sentences) and of their intent
-        // answers when the grammar's sentence meant another intent or was turned away (`SecondReading.Use.decide`; the
-        // recogniser gives its confidence only then). Over a sentence the grammar's margin accepted, its words must fit
+        // answers when the grammar's sentence meant another intent, named values the reading replaces with others of
+        // the same entities, or was turned away (`SecondReading.Use.decide`; the recogniser gives its confidence only then). Over a sentence the grammar's margin accepted, its words must fit
         // the sound clearly better (`betterFit`); in place of one turned away, clearly well (`rescueConfidence`).
         if let readingConfidence = transcript.secondReadingConfidence, readingConfidence >= acousticThreshold,
            let fluency = transcript.secondReadingFluency, fluency >= SecondReading.fluencyPoint,
            let top = reading.intents.first, top.confidence >= max(intentThreshold, SecondReading.intentConfidence),
-           !(command.accepted && command.intent?.intent == top.intent && command.valuesUnread.isEmpty),
+           !(command.accepted && command.intent?.intent == top.intent)
+               || SecondReading.namesOtherValues(reading, for: command.valuesUnread),
            command.accepted ? (transcript.secondReadingMargin ?? 0) <= -SecondReading.betterFit
                             : !onlyOverrules && readingConfidence >= SecondReading.rescueConfidence {
             command.understanding = reading
