@@ -47,14 +47,15 @@ enum RecognizeCommand: Command {
                             decoded with the workspace's words in any order (a trigram model of its sentences).
                             decide: when that reading is sure of its words (margin against the phone loop, how much
                             they read like the workspace's sentences) and of their intent (0.9), it answers, whether
-                            the grammar's sentence meant another intent, named values the reading does not, or was
-                            turned away; otherwise a command whose two readings mean different intents, or the same
+                            the grammar's sentence meant another intent, named values the reading hears as others, or
+                            was turned away; otherwise a command whose two readings mean different intents, or the same
                             one without some of the grammar's values, is not accepted. In moderate noise it only
                             answers in place of a sentence meaning another intent or values it does not hear. check:
-                            only the stopping, clean or not. About 1.7 times the processor time of a command (second_reading,
-                            second_reading_margin, second_reading_intent, second_reading_fluency, values_unread and
-                            decided_by_reading in --json; workspaces
-                            of two intents or more; docs/speech.md, "A second reading" and "A second reading decides")
+                            only the stopping, clean or not. About 1.7 times the processor time of a command
+                            (second_reading, second_reading_margin, second_reading_intent, second_reading_fluency,
+                            values_unread and decided_by_reading in --json; workspaces of two intents or more;
+                            docs/speech.md, "A second reading", "A second reading decides" and "The reading checks
+                            the values")
           --courtesy W      on (default) or off: in clean speech the grammar also takes each example with courtesy
                             words around it ("could you", "can you", "would you" or "please" before, "please" after),
                             so a command said politely is heard as itself rather than as the nearest example

@@ -82,9 +82,9 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// `.decide` by default (docs/speech.md "A second reading decides"): in clean speech a reading sure of its words and
     /// their intent is what runs, and a grammar's sentence the reading means otherwise (another intent, or the same one
     /// without some of its values) is not run; in moderate noise a sure reading only answers in place of a sentence the
-    /// grammar accepted. `.check` only turns away what the two readings disagree on, in clean speech and in moderate noise. Whole-utterance decoding (batch CMN)
-    /// with the grammar search, never the noisy-speech decoder's; only for a workspace of two intents or more (with
-    /// one, the readings cannot mean different commands).
+    /// grammar accepted. `.check` only turns away what the two readings disagree on, in clean speech and in moderate
+    /// noise. Whole-utterance decoding (batch CMN) with the grammar search, never the noisy-speech decoder's; only for a
+    /// workspace of two intents or more (with one, the readings cannot mean different commands).
     public var secondReading: SecondReading.Use
     /// Whether the usual decoder's grammar (clean speech) also takes each example with courtesy words around it
     /// ("could you … please", `SpeechGrammar.Courtesy`; on by default, docs/speech.md "Courtesy words"): the grammar

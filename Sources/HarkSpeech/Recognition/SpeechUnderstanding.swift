@@ -150,8 +150,9 @@ public struct SpeechUnderstanding: Sendable {
         }
         // A reading sure of its words (they fit the sound and read like the workspace's sentences) and of their intent
         // answers when the grammar's sentence meant another intent, named values the reading replaces with others of
-        // the same entities, or was turned away (`SecondReading.Use.decide`; the recogniser gives its confidence only then). Over a sentence the grammar's margin accepted, its words must fit
-        // the sound clearly better (`betterFit`); in place of one turned away, clearly well (`rescueConfidence`).
+        // the same entities, or was turned away (`SecondReading.Use.decide`; the recogniser gives its confidence only
+        // then). Over a sentence the grammar's margin accepted, its words must fit the sound clearly better
+        // (`betterFit`); in place of one turned away, clearly well (`rescueConfidence`).
         if let readingConfidence = transcript.secondReadingConfidence, readingConfidence >= acousticThreshold,
            let fluency = transcript.secondReadingFluency, fluency >= SecondReading.fluencyPoint,
            let top = reading.intents.first, top.confidence >= max(intentThreshold, SecondReading.intentConfidence),
@@ -170,7 +171,8 @@ public struct SpeechUnderstanding: Sendable {
         }
         // Otherwise the reading only checks: a grammar's sentence it means otherwise, or whose values it does not name, is
         // not run.
-        if command.accepted, !onlyOverrules, command.secondReadingIntent != command.intent?.intent || !command.valuesUnread.isEmpty {
+        if command.accepted, !onlyOverrules,
+           command.secondReadingIntent != command.intent?.intent || !command.valuesUnread.isEmpty {
             command.readsOtherwise = true
             command.accepted = false
         }
