@@ -87,6 +87,7 @@ public final class TurnRunner: Sendable {
             if t.otherSpeech { data["other_speech"] = .bool(true) }
             if let reading = t.secondReading { data["second_reading"] = .string(reading) }
             if spoken.decidedByReading { data["decided_by_reading"] = .bool(true) }
+            if !spoken.valuesUnread.isEmpty { data["values_unread"] = .array(spoken.valuesUnread.map { .string($0) }) }
             if let margin = spoken.valuesMargin { data["values_margin"] = .number(rounded(margin)) }
             data["decode_cpu_ms"] = .number(rounded(t.decodeCPUMilliseconds, 1))
             if let delay = t.resultDelayMilliseconds { data["result_delay_ms"] = .number(rounded(delay, 1)) }

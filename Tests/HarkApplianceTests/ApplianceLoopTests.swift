@@ -114,6 +114,20 @@ struct ApplianceLoopTests {
         return all
     }
 
+    @Test("a near-command whose second reading does not name the grammar's device runs nothing, and the events say why")
+    func nearCommandStoppedByTheReadingsValues() throws {
+        let bench = try Bench()
+        let audio = Self.stream([Self.silence(1), try Self.espeak("switch off the oven"), Self.silence(1.5)])
+        #expect(bench.appliance.run(audio: BufferedAudioSource(audio), mode: .everySpeech, exitWhenInputEnds: true) == 0)
+        let transcript = try #require(bench.events.first { $0.kind == .transcript })
+        #expect(transcript.text.hasPrefix("switch off the"), "the grammar hears the nearest device it knows: \(transcript.text)")
+        #expect(transcript.data["values_unread"] == .array([.string("@device:light")]), "\(transcript.data)")
+        #expect(transcript.data["accepted"] == .bool(false))
+        let reason = try #require(bench.events.first { $0.kind == .intent }?.text)
+        #expect(reason.hasPrefix("not understood (the words could also be") && reason.hasSuffix("#OffLight without @device:light)"), "\(reason)")
+        #expect(bench.texts(.action).isEmpty, "a wrong \"switch off\" would be a \"light off\" action even with the light off")
+    }
+
     @Test("a spoken \"turn on the light\" drives the light line high, is answered aloud and logged as one turn")
     func lightFromSpeech() throws {
         let bench = try Bench()
