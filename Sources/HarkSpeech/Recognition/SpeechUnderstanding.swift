@@ -28,9 +28,9 @@ public struct SpokenCommand: Sendable {
     public var secondReadingIntent: String?
     /// The values of the grammar's sentence (its entities of the workspace's own, `@entity:value`) that the second reading,
     /// meaning the same intent, does not name: the grammar may have heard the nearest-sounding value ("is the oven still
-    /// on" as "is the light still on", read "is the you on"). A reading sure enough answers with its own values; otherwise
-    /// such a command is not run in clean speech, and runs as heard in moderate noise, where the reading only overrules
-    /// (`SecondReading.valuesMissing`).
+    /// on" as "is the light still on", read "is the you on"). A sure reading that names other values of those entities
+    /// answers with them (`SecondReading.namesOtherValues`); otherwise such a command is not run in clean speech, and runs
+    /// as heard in moderate noise, where the reading only overrules (`SecondReading.valuesMissing`).
     public var valuesUnread: [String] = []
     /// The margin over the words of the command's values (its entities' words, `Transcript.fit(ofWordsIn:)`), when the
     /// recogniser gave word margins and the understanding found entities in words it heard.
