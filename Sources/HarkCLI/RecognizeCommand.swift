@@ -9,7 +9,7 @@ enum RecognizeCommand: Command {
     static let abstract = "Understand spoken commands in audio files: transcript, intents, entities, accepted"
     static let usage = """
         USAGE: hark recognize [--workspace PATH] [--search grammar|ngram] [--no-confidence] [--phone-loop alongside|after] [--background-seconds S]
-                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--second-reading decide|check|off] [--values-margin on|off|M] [--courtesy on|off]
+                              [--noisy-below DB|off] [--moderate-below DB|off] [--any-english on|off] [--other-speech P|off] [--other-value P|off] [--second-reading decide|check|off] [--values-margin on|off|M] [--courtesy on|off]
                               [--denoise DB] [--margin-room S|all]
                               [--cmn batch|live|stream[:S]] [--decoder-args "NAME VALUE …"] [--noisy-decoder-args "NAME VALUE …"] [--stream [--decoded-tail S] [--unpaced] [--voicing on|off] [--min-voiced S]] [--json]
                               [--model DIR] FILE...
@@ -42,6 +42,10 @@ enum RecognizeCommand: Command {
           --other-speech P  give the grammar a branch any speech can take, each phone at probability P (0 < P ≤ 1), or
                             off: an utterance that takes it is none of the workspace's sentences and is not decoded
                             (other_speech in --json; docs/speech.md, "Speech outside the grammar")
+          --other-value P   off (default) or a probability per phone (0 < P ≤ 1): an experiment, each value's place
+                            in the clean-speech grammar may also be free phones; a command that takes them names
+                            nothing the workspace knows and is not run (other_value in --json). Real voices' values
+                            take it too, so it is off (docs/speech.md, "A value none of the values fits")
           --second-reading W
                             decide (default), check or off: clean utterances and those in moderate noise are also
                             decoded with the workspace's words in any order (a trigram model of its sentences).
@@ -152,6 +156,10 @@ enum RecognizeCommand: Command {
             if text == "off" { return .some(nil) }
             return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
         }, expected: "a probability per phone, above 0 and at most 1, or off")
+        let otherValue = try args.option("--other-value", parse: { text -> Double?? in
+            if text == "off" { return .some(nil) }
+            return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
+        }, expected: "a probability per phone, above 0 and at most 1, or off")
         let secondReading = try args.option("--second-reading", parse: { SecondReading.Use(rawValue: $0) },
                                             expected: "decide, check or off")
         let courtesy = try args.onOff("--courtesy")
@@ -182,6 +190,11 @@ enum RecognizeCommand: Command {
         switch otherSpeech {
         case .some(.some(let probability)): options.otherSpeech = OtherSpeech(phoneProbability: probability)
         case .some(.none): options.otherSpeech = nil
+        case .none: break
+        }
+        switch otherValue {
+        case .some(.some(let probability)): options.otherValue = OtherValue(phoneProbability: probability)
+        case .some(.none): options.otherValue = nil
         case .none: break
         }
         switch noisyBelow {

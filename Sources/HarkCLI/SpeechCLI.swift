@@ -185,6 +185,10 @@ enum SpeechCLI {
         if let margin = t.nearMargin { o["near_margin"] = round(margin) }
         if let margin = t.englishMargin { o["english_margin"] = round(margin) }
         if t.otherSpeech { o["other_speech"] = .bool(true) }
+        if t.otherValue {
+            o["other_value"] = .bool(true)
+            o["other_value_seconds"] = .number(t.otherValueSeconds)
+        }
         if let reading = t.secondReading { o["second_reading"] = .string(reading) }
         if let margin = t.secondReadingMargin { o["second_reading_margin"] = round(margin) }
         if let fluency = t.secondReadingFluency { o["second_reading_fluency"] = round(fluency) }

@@ -75,6 +75,39 @@ struct WordAutomatonTests {
         #expect(automaton.stateCount == 6, "\(text)")
     }
 
+    @Test("Other values: each entity rule also takes the placeholder, which the FSG writes as a loop of at least one phone into the same state")
+    func otherValues() throws {
+        let workspace = Workspace(
+            intents: [Intent(name: "on", examples: [IntentExample(text: "turn on the lamp"), IntentExample(text: "switch the lamp on"),
+                                                    IntentExample(text: "lamp on")]),
+                      Intent(name: "time", examples: [IntentExample(text: "what time is it")])],
+            entities: [EntityDefinition(name: "device", values: [EntityValue(value: "light", kind: .synonyms(["lamp", "bulb"]))])])
+        let grammar = SpeechGrammar(workspace: workspace)
+        let open = grammar.withOtherValues()
+        let automaton = try WordAutomaton(grammar: open)
+        let other = SpeechGrammar.otherValueWord
+        #expect(automaton.accepts(["turn", "on", "the", other]) && automaton.accepts(["switch", "the", other, "on"]))
+        #expect(automaton.accepts(["turn", "on", "the", "bulb"]))
+        #expect(!automaton.accepts(["what", other, "is", "it"]), "only the entity's places take it")
+        #expect(automaton.accepts(["bulb", "on"]) && !automaton.accepts([other, "on"]), "not where a value opens the sentence")
+        #expect(!(try WordAutomaton(grammar: grammar)).accepts(["turn", "on", "the", other]))
+
+        let phones = (words: ["[value-aa]", "[value-b]"], probability: 0.25)
+        let text = automaton.fsg(name: "grammar", otherValue: phones)
+        let lines = text.split(separator: "\n").map(String.init)
+        let placeholders = automaton.transitions.reduce(0) { n, edges in n + edges.keys.filter { automaton.words[$0] == other }.count }
+        #expect(placeholders == 2, "one place after the merge for each template shape: \(text)")
+        #expect(lines[1] == "NUM_STATES \(automaton.stateCount + 1 + placeholders)")
+        #expect(!text.contains(other))
+        // Per place: both phones into its state, both around it, one null move out.
+        let loopLines = lines.filter { $0.hasSuffix(" [value-aa]") || $0.hasSuffix(" [value-b]") }
+        #expect(loopLines.count == placeholders * 4 && loopLines.allSatisfy { $0.split(separator: " ")[3] == "0.25" })
+        let selfLoops = loopLines.filter { line in let f = line.split(separator: " "); return f[1] == f[2] }
+        #expect(selfLoops.count == placeholders * 2 && selfLoops.allSatisfy { Int($0.split(separator: " ")[1])! > automaton.stateCount })
+        // Without the loop the placeholder is an ordinary word of the file.
+        #expect(automaton.fsg(name: "grammar").contains(" \(other)"))
+    }
+
     @Test("A rule that uses itself, or one used but never defined, is an error naming it")
     func badRules() {
         let recursive = SpeechGrammar(templates: [[.word("say"), .rule("loop")]], rules: ["loop": [[.word("again")], [.word("again"), .rule("loop")]]])

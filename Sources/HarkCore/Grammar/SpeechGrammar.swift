@@ -93,6 +93,45 @@ public struct SpeechGrammar: Sendable {
         return SpeechGrammar(templates: templates.flatMap(Courtesy.variants(of:)), rules: rules)
     }
 
+    /// The word that stands, in `withOtherValues()`, for speech in a value's place that is none of the entity's values.
+    /// It is never spoken: `WordAutomaton.fsg(name:loop:otherValue:)` writes each transition it labels as a loop over
+    /// the acoustic model's phones.
+    public static let otherValueWord = "[other-value]"
+
+    /// This grammar with each dictionary entity's place that follows a word of its template also taking
+    /// `otherValueWord`, so that "turn on the fan" can be heard as "turn on the", then something none of the device's
+    /// values fits (docs/speech.md, "A value none of the values fits"). A value that opens its template ("lights out")
+    /// keeps its values only: there the loop would stand for the start of any utterance, which the branch for other
+    /// speech already covers. The number and courtesy rules are left as they are.
+    public func withOtherValues() -> SpeechGrammar {
+        var rules = rules
+        var open: [String: String] = [:]  // entity rule → the same rule with the other value
+        var taken = Set(rules.keys)
+        func opened(_ name: String) -> String {
+            if let known = open[name] { return known }
+            let rule = Self.uniqueRuleName(name + "_or_other", taken: &taken)
+            rules[rule] = (rules[name] ?? []) + [[.word(Self.otherValueWord)]]
+            open[name] = rule
+            return rule
+        }
+        let isEntityRule = { (name: String) in
+            !name.hasPrefix(Self.numberRule) && name != Courtesy.openRule && name != Courtesy.closeRule
+        }
+        let templates = templates.map { template in
+            var seenWord = false
+            return template.map { element -> Element in
+                switch element {
+                case .word:
+                    seenWord = true
+                    return element
+                case .rule(let name):
+                    return seenWord && isEntityRule(name) ? .rule(opened(name)) : element
+                }
+            }
+        }
+        return SpeechGrammar(templates: templates, rules: rules)
+    }
+
     /// The grammar of `workspace`'s intent examples.
     public init(workspace: Workspace) {
         var rules: [String: [[Element]]] = [:]

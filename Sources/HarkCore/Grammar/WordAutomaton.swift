@@ -80,23 +80,37 @@ public struct WordAutomaton: Sendable, Equatable {
     /// With `loop`, a path beside the sentences: one more state, entered from the start state and left for the final
     /// state by null transitions, that loops over each of `loop.words` with probability `loop.probability` (the
     /// recogniser's branch for speech that is none of the sentences, HarkSpeech's `OtherSpeech`).
-    public func fsg(name: String, loop: (words: [String], probability: Double)? = nil) -> String {
+    ///
+    /// With `otherValue`, every transition labelled `SpeechGrammar.otherValueWord` becomes a state of its own that is
+    /// entered by one of `otherValue.words`, loops over them and is left by a null transition, each word at
+    /// `otherValue.probability`: at least one phone in a value's place (HarkSpeech's `OtherValue`).
+    public func fsg(name: String, loop: (words: [String], probability: Double)? = nil,
+                    otherValue: (words: [String], probability: Double)? = nil) -> String {
         let final = stateCount
-        let states = stateCount + 1 + (loop == nil ? 0 : 1)
-        var lines = ["FSG_BEGIN \(name)", "NUM_STATES \(states)", "START_STATE \(start)", "FINAL_STATE \(final)"]
+        var next = stateCount + 1
+        var body: [String] = []
         for (state, edges) in transitions.enumerated() {
             for (word, target) in edges.inLabelOrder {
-                lines.append("TRANSITION \(state) \(target) 1.0 \(words[word])")
+                if let otherValue, words[word] == SpeechGrammar.otherValueWord {
+                    let looping = next
+                    next += 1
+                    body += otherValue.words.map { "TRANSITION \(state) \(looping) \(otherValue.probability) \($0)" }
+                    body += otherValue.words.map { "TRANSITION \(looping) \(looping) \(otherValue.probability) \($0)" }
+                    body.append("TRANSITION \(looping) \(target) 1.0")
+                } else {
+                    body.append("TRANSITION \(state) \(target) 1.0 \(words[word])")
+                }
             }
-            if isFinal[state] { lines.append("TRANSITION \(state) \(final) 1.0") }
+            if isFinal[state] { body.append("TRANSITION \(state) \(final) 1.0") }
         }
         if let loop {
-            let looping = final + 1
-            lines.append("TRANSITION \(start) \(looping) 1.0")
-            lines += loop.words.map { "TRANSITION \(looping) \(looping) \(loop.probability) \($0)" }
-            lines.append("TRANSITION \(looping) \(final) 1.0")
+            let looping = next
+            next += 1
+            body.append("TRANSITION \(start) \(looping) 1.0")
+            body += loop.words.map { "TRANSITION \(looping) \(looping) \(loop.probability) \($0)" }
+            body.append("TRANSITION \(looping) \(final) 1.0")
         }
-        lines.append("FSG_END")
+        let lines = ["FSG_BEGIN \(name)", "NUM_STATES \(next)", "START_STATE \(start)", "FINAL_STATE \(final)"] + body + ["FSG_END"]
         return lines.joined(separator: "\n") + "\n"
     }
 }

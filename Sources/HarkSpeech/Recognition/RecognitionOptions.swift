@@ -78,6 +78,10 @@ public struct RecognitionOptions: Sendable, Equatable {
     /// `nil`: none). An utterance that takes it comes back with no words (`Transcript.otherSpeech`). Grammar search
     /// only, and only the usual decoder's (clean speech), not the moderate-noise or noisy-speech decoder's.
     public var otherSpeech: OtherSpeech?
+    /// A loop beside each dictionary entity's values in the usual decoder's grammar, for a thing the workspace does not
+    /// know said in a value's place (`OtherValue`; `nil`: none). A command whose value's place takes it is not run
+    /// (`Transcript.otherValue`).
+    public var otherValue: OtherValue?
     /// How a second reading of each utterance, with the workspace's words in any order (`SecondReading`), is used.
     /// `.decide` by default (docs/speech.md "A second reading decides"): in clean speech a reading sure of its words and
     /// their intent is what runs, and a grammar's sentence the reading means otherwise (another intent, or the same one
@@ -259,13 +263,14 @@ public struct RecognitionOptions: Sendable, Equatable {
         confidence: AcousticConfidence = .standard, phoneLoopBeam: Double = 1e-20, phoneLoopContextIndependent: Bool = true,
         decoderArguments: [String: String] = [:], noisy: NoisyDecoding? = .standard, moderate: ModerateDecoding? = .standard,
         phoneLoopAlongside: Bool = true, marginRoom: Double? = nil, anyEnglish: AnyEnglish? = nil,
-        otherSpeech: OtherSpeech? = .standard, secondReading: SecondReading.Use = .decide, courtesyWords: Bool = true,
+        otherSpeech: OtherSpeech? = .standard, otherValue: OtherValue? = nil, secondReading: SecondReading.Use = .decide, courtesyWords: Bool = true,
         valuesMarginPoint: Double? = RecognitionOptions.standardValuesMarginPoint,
         valuesMinimumSeconds: Double = RecognitionOptions.defaultValuesMinimumSeconds
     ) {
         self.valuesMarginPoint = valuesMarginPoint
         self.valuesMinimumSeconds = valuesMinimumSeconds
         self.otherSpeech = otherSpeech
+        self.otherValue = otherValue
         self.secondReading = secondReading
         self.courtesyWords = courtesyWords
         self.moderate = moderate

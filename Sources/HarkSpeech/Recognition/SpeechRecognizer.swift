@@ -104,7 +104,8 @@ public final class SpeechRecognizer {
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let dictionary = scratch.appendingPathComponent("words.dict")
             let branchWords = options.search == .grammar && options.otherSpeech != nil ? OtherSpeech.dictionaryText : ""
-            try (lexicon.text + branchWords).write(to: dictionary, atomically: true, encoding: .utf8)
+            let valueWords = options.search == .grammar && options.otherValue != nil ? OtherValue.dictionaryText : ""
+            try (lexicon.text + branchWords + valueWords).write(to: dictionary, atomically: true, encoding: .utf8)
             arguments["-dict"] = dictionary.path
             grammar = built
         }
@@ -140,9 +141,10 @@ public final class SpeechRecognizer {
                 // The usual decoder (clean speech) searches with the branch for other speech and the courtesy words; the
                 // moderate-noise and noisy-speech decoders without either (docs/speech.md, "Speech outside the grammar":
                 // in noise the branch fits the noise and takes real commands through the endpointer's cuts).
-                let usual = try courteous.map(automaton(of:))
+                var usual = try courteous.map(automaton(of:))
+                if options.otherValue != nil { usual = try automaton(of: (courteous ?? grammar).withOtherValues()) }
                 if options.otherSpeech != nil || usual != nil {
-                    let fsg = (usual ?? plain).fsg(name: search, loop: options.otherSpeech?.loop)
+                    let fsg = (usual ?? plain).fsg(name: search, loop: options.otherSpeech?.loop, otherValue: options.otherValue?.loop)
                     let file = scratch.appendingPathComponent("words-usual.fsg")
                     try withVariants(fsg).write(to: file, atomically: true, encoding: .utf8)
                     usualGrammar = file
@@ -583,6 +585,9 @@ public final class SpeechRecognizer {
             decodeMilliseconds: (earlier.wall + spent.wall) * 1000, decodeCPUMilliseconds: (earlier.cpu + spent.cpu) * 1000)
         transcript.speechMargin = speechMargin
         transcript.otherSpeech = otherSpeech
+        let loopFrames = segments.filter { OtherValue.isLoopWord($0.word) }.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
+        transcript.otherValue = loopFrames > 0
+        transcript.otherValueSeconds = Double(loopFrames) / 100
         transcript.nearMargin = nearMargin
         let start = min(leadingPadding, audio.count)
         transcript.recording = Array(audio[start..<min(audio.count, start + inputSamples)])

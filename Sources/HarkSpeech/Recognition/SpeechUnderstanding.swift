@@ -47,6 +47,7 @@ public struct SpokenCommand: Sendable {
     public func rejectionReason(acousticThreshold: Double, intentThreshold: Double) -> String {
         if accepted { return "" }
         if transcript.otherSpeech { return OtherSpeech.reason }
+        if transcript.otherValue { return OtherValue.reason }
         if transcript.text.isEmpty { return "nothing in the grammar was heard" }
         if readsOtherwise {
             return SecondReading.reason(transcript.secondReading ?? "", intent: secondReadingIntent, without: valuesUnread)
@@ -121,7 +122,7 @@ public struct SpeechUnderstanding: Sendable {
         if let top = understanding.intents.first?.intent, freeTextIntents.contains(top), let margins = transcript.marginConfidence {
             acoustic = margins
         }
-        let passed = !transcript.text.isEmpty && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
+        let passed = !transcript.text.isEmpty && !transcript.otherValue && acoustic >= acousticThreshold && intentConfidence >= intentThreshold
         var command = SpokenCommand(transcript: transcript, understanding: understanding, acousticConfidence: acoustic,
                                     secondReading: transcript.secondReading.map { matcher.understand($0) }, accepted: passed)
         if let top = understanding.intents.first?.intent, !freeTextIntents.contains(top),
@@ -135,7 +136,9 @@ public struct SpeechUnderstanding: Sendable {
             command.valuesFitPoorly = true
             command.accepted = false
         }
-        guard let reading = command.secondReading else { return command }
+        // A value's place none of the values fits: the reading, which has only the workspace's words, cannot name it
+        // either, so it neither answers nor rescues.
+        guard let reading = command.secondReading, !transcript.otherValue else { return command }
         command.secondReadingIntent = reading.intents.first.flatMap { $0.confidence >= intentThreshold ? $0.intent : nil }
         // In moderate noise a reading that may decide (it has a confidence only then) only overrules: it neither rescues a
         // sentence turned away (there such rescues let non-commands through) nor stops one it is not sure of (the free

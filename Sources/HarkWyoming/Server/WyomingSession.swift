@@ -410,8 +410,10 @@ public final class WyomingSession {
             try sendTranscript(command.text, transcription)
             return
         }
-        // Unsure is better than wrong: audio that fits the grammar's words poorly is no transcript at all.
-        try sendTranscript(transcript.acousticConfidence >= asr.acousticThreshold ? transcript.text : "", transcription)
+        // Unsure is better than wrong: audio that fits the grammar's words poorly is no transcript at all, nor a command
+        // whose value's place none of the values fits (its words leave the value out: `Transcript.otherValue`).
+        let sure = transcript.acousticConfidence >= asr.acousticThreshold && !transcript.otherValue
+        try sendTranscript(sure ? transcript.text : "", transcription)
     }
 
     private func sendTranscript(_ text: String, _ transcription: Transcription) throws {
