@@ -140,7 +140,8 @@ public final class SpeechRecognizer {
                 finiteStateGrammar = file
                 // The usual decoder (clean speech) searches with the branch for other speech and the courtesy words; the
                 // moderate-noise and noisy-speech decoders without either (docs/speech.md, "Speech outside the grammar":
-                // in noise the branch fits the noise and takes real commands through the endpointer's cuts).
+                // in noise the branch fits the noise and takes real commands through the endpointer's cuts). With
+                // `options.otherValue` (an experiment, off by default) its grammar also has the loop in values' places.
                 var usual = try courteous.map(automaton(of:))
                 if options.otherValue != nil { usual = try automaton(of: (courteous ?? grammar).withOtherValues()) }
                 if options.otherSpeech != nil || usual != nil {
