@@ -152,14 +152,14 @@ enum RecognizeCommand: Command {
             return Double(text).flatMap { (0...30).contains($0) ? .some($0) : nil }
         }, expected: "seconds, 0…30, or all")
         let anyEnglish = try args.onOff("--any-english")
-        let otherSpeech = try args.option("--other-speech", parse: { text -> Double?? in
-            if text == "off" { return .some(nil) }
-            return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
-        }, expected: "a probability per phone, above 0 and at most 1, or off")
-        let otherValue = try args.option("--other-value", parse: { text -> Double?? in
-            if text == "off" { return .some(nil) }
-            return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
-        }, expected: "a probability per phone, above 0 and at most 1, or off")
+        func phoneProbabilityOrOff(_ option: String) throws -> Double?? {
+            try args.option(option, parse: { text -> Double?? in
+                if text == "off" { return .some(nil) }
+                return Double(text).flatMap { $0 > 0 && $0 <= 1 ? .some($0) : nil }
+            }, expected: "a probability per phone, above 0 and at most 1, or off")
+        }
+        let otherSpeech = try phoneProbabilityOrOff("--other-speech")
+        let otherValue = try phoneProbabilityOrOff("--other-value")
         let secondReading = try args.option("--second-reading", parse: { SecondReading.Use(rawValue: $0) },
                                             expected: "decide, check or off")
         let courtesy = try args.onOff("--courtesy")

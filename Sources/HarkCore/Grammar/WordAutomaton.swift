@@ -89,13 +89,16 @@ public struct WordAutomaton: Sendable, Equatable {
         let final = stateCount
         var next = stateCount + 1
         var body: [String] = []
+        /// One transition from `from` to `to` for each of `loop.words`, at its probability.
+        func each(_ loop: (words: [String], probability: Double), from: Int, to: Int) -> [String] {
+            loop.words.map { "TRANSITION \(from) \(to) \(loop.probability) \($0)" }
+        }
         for (state, edges) in transitions.enumerated() {
             for (word, target) in edges.inLabelOrder {
                 if let otherValue, words[word] == SpeechGrammar.otherValueWord {
                     let looping = next
                     next += 1
-                    body += otherValue.words.map { "TRANSITION \(state) \(looping) \(otherValue.probability) \($0)" }
-                    body += otherValue.words.map { "TRANSITION \(looping) \(looping) \(otherValue.probability) \($0)" }
+                    body += each(otherValue, from: state, to: looping) + each(otherValue, from: looping, to: looping)
                     body.append("TRANSITION \(looping) \(target) 1.0")
                 } else {
                     body.append("TRANSITION \(state) \(target) 1.0 \(words[word])")
@@ -107,7 +110,7 @@ public struct WordAutomaton: Sendable, Equatable {
             let looping = next
             next += 1
             body.append("TRANSITION \(start) \(looping) 1.0")
-            body += loop.words.map { "TRANSITION \(looping) \(looping) \(loop.probability) \($0)" }
+            body += each(loop, from: looping, to: looping)
             body.append("TRANSITION \(looping) \(final) 1.0")
         }
         let lines = ["FSG_BEGIN \(name)", "NUM_STATES \(next)", "START_STATE \(start)", "FINAL_STATE \(final)"] + body + ["FSG_END"]

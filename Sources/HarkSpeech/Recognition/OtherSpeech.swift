@@ -38,15 +38,24 @@ public struct OtherSpeech: Sendable, Equatable {
     static func isBranchWord(_ word: String) -> Bool { word.hasPrefix(wordPrefix) }
 
     /// The branch's words, one a phone ("[other-aa]" is AA).
-    static let words = phones.map { "\(wordPrefix)\($0.lowercased())]" }
+    static let words = phoneWords(prefix: wordPrefix)
 
     /// The branch's words as dictionary lines.
-    static var dictionaryText: String {
+    static var dictionaryText: String { dictionaryText(of: words) }
+
+    /// The branch as `WordAutomaton.fsg(name:loop:)` writes it: every word at the phone probability shared among them.
+    var loop: (words: [String], probability: Double) { Self.loop(of: Self.words, phoneProbability: phoneProbability) }
+
+    /// One word per phone, `prefix` + the phone in lower case + "]" (this branch's, and `OtherValue`'s loop's).
+    static func phoneWords(prefix: String) -> [String] { phones.map { "\(prefix)\($0.lowercased())]" } }
+
+    /// `phoneWords(prefix:)`'s words as dictionary lines, each pronounced as its phone.
+    static func dictionaryText(of words: [String]) -> String {
         zip(words, phones).map { "\($0) \($1)\n" }.joined()
     }
 
-    /// The branch as `WordAutomaton.fsg(name:loop:)` writes it: every word at the phone probability shared among them.
-    var loop: (words: [String], probability: Double) {
-        (Self.words, phoneProbability / Double(Self.phones.count))
+    /// A loop over `words` as the FSG writer takes it: each word at `phoneProbability` shared among the phones.
+    static func loop(of words: [String], phoneProbability: Double) -> (words: [String], probability: Double) {
+        (words, phoneProbability / Double(phones.count))
     }
 }

@@ -29,16 +29,12 @@ public struct OtherValue: Sendable, Equatable {
     static func isLoopWord(_ word: String) -> Bool { word.hasPrefix(wordPrefix) }
 
     /// The loop's words, one a phone ("[value-aa]" is AA).
-    static let words = OtherSpeech.phones.map { "\(wordPrefix)\($0.lowercased())]" }
+    static let words = OtherSpeech.phoneWords(prefix: wordPrefix)
 
     /// The loop's words as dictionary lines.
-    static var dictionaryText: String {
-        zip(words, OtherSpeech.phones).map { "\($0) \($1)\n" }.joined()
-    }
+    static var dictionaryText: String { OtherSpeech.dictionaryText(of: words) }
 
     /// The loop as `WordAutomaton.fsg(name:loop:otherValue:)` writes it: every word at the phone probability shared
     /// among them.
-    var loop: (words: [String], probability: Double) {
-        (Self.words, phoneProbability / Double(OtherSpeech.phones.count))
-    }
+    var loop: (words: [String], probability: Double) { OtherSpeech.loop(of: Self.words, phoneProbability: phoneProbability) }
 }

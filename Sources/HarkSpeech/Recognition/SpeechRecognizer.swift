@@ -587,7 +587,6 @@ public final class SpeechRecognizer {
         transcript.speechMargin = speechMargin
         transcript.otherSpeech = otherSpeech
         let loopFrames = segments.filter { OtherValue.isLoopWord($0.word) }.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
-        transcript.otherValue = loopFrames > 0
         transcript.otherValueSeconds = Double(loopFrames) / 100
         transcript.nearMargin = nearMargin
         let start = min(leadingPadding, audio.count)

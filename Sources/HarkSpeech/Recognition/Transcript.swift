@@ -47,11 +47,12 @@ public struct Transcript: Sendable, Equatable {
     /// (`RecognitionOptions.otherSpeech`): the audio is speech that none of the workspace's sentences fits, and
     /// `text` is empty.
     public var otherSpeech = false
-    /// Whether the search's best path took a value's loop (`RecognitionOptions.otherValue`): the words around a value
-    /// are a command's, but what was said in the value's place is none of the entity's values. `text` leaves it out.
-    public var otherValue = false
-    /// How long the loop's phones last together, seconds (0 when it was not taken).
+    /// How long the search's best path spent in a value's loop (`RecognitionOptions.otherValue`), seconds; 0 when it
+    /// did not take one.
     public var otherValueSeconds = 0.0
+    /// Whether the best path took a value's loop: the words around a value are a command's, but what was said in the
+    /// value's place is none of the entity's values. `text` leaves it out.
+    public var otherValue: Bool { otherValueSeconds > 0 }
     /// The second reading's words (`RecognitionOptions.secondReading`): the same audio decoded with the workspace's
     /// words in any order; `nil` when it did not run (noisy speech, below 20 dB; streaming, a workspace of one intent,
     /// or off).
